@@ -1,0 +1,99 @@
+import { z } from "zod";
+import type { SensitiveDataPolicy } from "./domain/sensitive-data.ts";
+
+// The only reader of process.env. `readEnv` picks the variables, `envToConfig`
+// turns them into a frozen Config (a pure function tests call directly) and
+// reports every problem at once.
+
+const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+
+const envSchema = z.object({
+  PORT: integer(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default("./data"),
+  REDIS_URL: z.string().url().optional(),
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DEFAULT_REGION: z
+    .string()
+    .regex(/^[A-Z]{2}$/, "must be an ISO 3166 alpha-2 code such as US")
+    .default("US"),
+  SENSITIVE_DATA_POLICY: z.enum(["reject", "redact", "off"]).default("reject"),
+  BODY_LIMIT_BYTES: integer(1024 * 1024, 1024),
+  DB_POOL_SIZE: integer(10, 1),
+  DB_STATEMENT_TIMEOUT_MS: integer(5000, 100),
+  REQUEST_TIMEOUT_MS: integer(10_000, 100),
+  SHUTDOWN_GRACE_MS: integer(10_000, 0),
+  QUOTA_FREE: integer(100),
+  QUOTA_STARTER: integer(10_000),
+  QUOTA_GROWTH: integer(100_000),
+  QUOTA_SCALE: integer(1_000_000),
+});
+
+export type Env = Record<string, string | undefined>;
+
+import type { Tier } from "./domain/tiers.ts";
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly database:
+    | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
+    | { readonly kind: "pglite"; readonly dataDir: string };
+  readonly statementTimeoutMs: number;
+  readonly redisUrl: string | undefined;
+  readonly adminToken: string | undefined;
+  readonly logLevel: string;
+  readonly defaultRegion: string;
+  readonly sensitiveData: SensitiveDataPolicy;
+  readonly bodyLimitBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly shutdownGraceMs: number;
+  readonly monthlyQuota: Readonly<Record<Tier, number>>;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+export function readEnv(): Env {
+  return { ...process.env };
+}
+
+export function envToConfig(env: Env): Config {
+  // Empty strings mean "unset", as they do in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    database: e.DATABASE_URL
+      ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
+      : { kind: "pglite" as const, dataDir: e.DATA_DIR },
+    statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    redisUrl: e.REDIS_URL,
+    adminToken: e.ADMIN_TOKEN,
+    logLevel: e.LOG_LEVEL,
+    defaultRegion: e.DEFAULT_REGION,
+    sensitiveData: e.SENSITIVE_DATA_POLICY,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    monthlyQuota: Object.freeze({
+      free: e.QUOTA_FREE,
+      starter: e.QUOTA_STARTER,
+      growth: e.QUOTA_GROWTH,
+      scale: e.QUOTA_SCALE,
+    }),
+  });
+}

@@ -1,0 +1,18 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "./config.ts";
+import type { Clock } from "./domain/clock.ts";
+import type { KeyVerifier } from "./guards/key-verifier.ts";
+import type { RateLimiter } from "./guards/rate-limiter.ts";
+import type { Database } from "./store/database.ts";
+
+/** Everything a request may need, built once at start-up and passed explicitly. */
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  readonly keys: KeyVerifier;
+  readonly rateLimiter: RateLimiter;
+  /** SHA-256 of the admin token in force. */
+  readonly adminTokenHash: string;
+}

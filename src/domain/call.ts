@@ -1,0 +1,89 @@
+// The call operations' inputs and results, in the domain's own terms.
+
+export type LineType = "mobile" | "landline" | "voip" | "unknown";
+export type IntentStatus = "open" | "resolved";
+
+export interface IdentityHintsInput {
+  readonly ani?: string;
+  readonly dnis?: string;
+  readonly externalIds: Readonly<Record<string, string>>;
+  readonly customerRef?: string;
+}
+
+export interface StartCallInput {
+  readonly callId: string;
+  readonly identityHints?: IdentityHintsInput;
+  readonly lineType?: LineType;
+}
+
+export interface IntentUpdateInput {
+  readonly intent: string;
+  readonly status?: IntentStatus;
+  readonly resolution?: { readonly type: string; readonly externalReference: string };
+}
+
+export interface VariableUpdateInput {
+  readonly value: string;
+  readonly source?: string;
+  readonly ttlSeconds?: number;
+}
+
+export interface EndCallInput {
+  readonly callId: string;
+  readonly customerRef?: string;
+  readonly identityHints?: IdentityHintsInput;
+  readonly intent?: string;
+  readonly intentStatus?: IntentStatus;
+  readonly variables: Readonly<Record<string, string>>;
+  readonly intentUpdates: readonly IntentUpdateInput[];
+  readonly variableUpdates: Readonly<Record<string, VariableUpdateInput>>;
+}
+
+/** A validated end: both request forms reduced to one list of each. */
+export interface EndCallCommand {
+  readonly callId: string;
+  readonly customerRef?: string;
+  readonly identityHints?: IdentityHintsInput;
+  readonly intents: readonly IntentUpdateInput[];
+  readonly variables: ReadonlyMap<
+    string,
+    Required<Pick<VariableUpdateInput, "value" | "ttlSeconds">> & { readonly source: string | null }
+  >;
+}
+
+export interface Identity {
+  readonly confidence: number;
+  readonly level: "low" | "medium" | "high" | "very_high";
+  readonly sources: readonly string[];
+  readonly recommendation: "reuse" | "confirm" | "ignore";
+}
+
+export interface OpenIntent {
+  readonly intent: string;
+  readonly attemptCount: number;
+}
+
+export interface StoredVariable {
+  readonly value: string;
+  readonly source: string | null;
+  readonly ttlSeconds: number;
+}
+
+export interface StartCallResult {
+  readonly callId: string;
+  readonly customerRef: string;
+  readonly callStart: Date;
+  readonly identity: Identity;
+  readonly openIntents: readonly OpenIntent[];
+  readonly variables: Readonly<Record<string, StoredVariable>>;
+}
+
+export interface EndCallResult {
+  readonly callId: string;
+  readonly customerRef: string;
+  readonly callStart: Date;
+  readonly callEnd: Date;
+  readonly durationSeconds: number;
+  readonly intentsUpdated: number;
+  readonly variablesUpdated: number;
+}

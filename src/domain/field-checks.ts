@@ -1,0 +1,32 @@
+import type { FieldIssue } from "./domain-error.ts";
+
+// Small collectors shared by the request validators: each check appends an
+// issue instead of throwing, so one response lists every problem at once.
+
+export type Issues = FieldIssue[];
+
+export function checkRequired(issues: Issues, path: string[], value: string | undefined): boolean {
+  if (value === undefined || value === "") {
+    issues.push({ path, message: "Required" });
+    return false;
+  }
+  return true;
+}
+
+export function checkMaxLength(issues: Issues, path: string[], value: string | undefined, max: number): void {
+  if (value !== undefined && value.length > max) {
+    issues.push({ path, message: `Must be at most ${max} characters` });
+  }
+}
+
+export function checkNotEmpty(issues: Issues, path: string[], value: string | undefined): void {
+  if (value !== undefined && value === "") {
+    issues.push({ path, message: "Must not be empty" });
+  }
+}
+
+export function checkMaxEntries(issues: Issues, path: string[], count: number, max: number): void {
+  if (count > max) {
+    issues.push({ path, message: `Must have at most ${max} entries` });
+  }
+}

@@ -1,0 +1,33 @@
+import { createHash } from "node:crypto";
+import type { EndCallCommand } from "./call.ts";
+
+// A replayed Idempotency-Key must carry the same request. The fingerprint is
+// taken over the validated command with sorted keys, so the order of JSON
+// keys in the body does not matter.
+
+export function fingerprintEndCall(command: EndCallCommand): string {
+  const canonical = {
+    call_id: command.callId,
+    customer_ref: command.customerRef ?? null,
+    identity_hints: command.identityHints
+      ? {
+          ani: command.identityHints.ani ?? null,
+          dnis: command.identityHints.dnis ?? null,
+          customer_ref: command.identityHints.customerRef ?? null,
+          external_ids: sortedEntries(Object.entries(command.identityHints.externalIds)),
+        }
+      : null,
+    intents: command.intents.map((i) => [
+      i.intent,
+      i.status ?? null,
+      i.resolution?.type ?? null,
+      i.resolution?.externalReference ?? null,
+    ]),
+    variables: sortedEntries([...command.variables].map(([name, v]) => [name, [v.value, v.source, v.ttlSeconds]])),
+  };
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+}
+
+function sortedEntries<T>(entries: [string, T][]): [string, T][] {
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}

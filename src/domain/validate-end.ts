@@ -1,0 +1,151 @@
+import type { EndCallCommand, EndCallInput, IntentUpdateInput } from "./call.ts";
+import { validationError } from "./domain-error.ts";
+import { checkMaxEntries, checkMaxLength, checkNotEmpty, checkRequired, type Issues } from "./field-checks.ts";
+import {
+  DEFAULT_VARIABLE_TTL_SECONDS,
+  MAX_CALL_ID_LENGTH,
+  MAX_CUSTOMER_REF_LENGTH,
+  MAX_INTENT_LENGTH,
+  MAX_INTENT_UPDATES_PER_CALL,
+  MAX_RESOLUTION_FIELD_LENGTH,
+  MAX_SOURCE_LENGTH,
+  MAX_VARIABLE_NAME_LENGTH,
+  MAX_VARIABLE_TTL_SECONDS,
+  MAX_VARIABLE_VALUE_LENGTH,
+  MAX_VARIABLES_PER_CALL,
+} from "./limits.ts";
+import { type SensitiveDataPolicy, screenVariableValue } from "./sensitive-data.ts";
+import { checkIdentityHints } from "./validate-hints.ts";
+import { dropShadowed } from "./validate-start.ts";
+
+type Variables = EndCallCommand["variables"];
+
+/**
+ * Validates an end request and reduces its simple or advanced form to one
+ * command. Throws a DomainError listing every problem.
+ */
+export function validateEndCall(
+  input: EndCallInput,
+  policy: SensitiveDataPolicy,
+  earlier: Issues = [],
+): EndCallCommand {
+  const issues: Issues = [...earlier];
+  if (checkRequired(issues, ["call_id"], input.callId)) {
+    checkMaxLength(issues, ["call_id"], input.callId, MAX_CALL_ID_LENGTH);
+  }
+  if (input.customerRef === undefined && input.identityHints === undefined) {
+    issues.push({ path: ["customer_ref"], message: "Either customer_ref or identity_hints is required" });
+  }
+  checkNotEmpty(issues, ["customer_ref"], input.customerRef);
+  checkMaxLength(issues, ["customer_ref"], input.customerRef, MAX_CUSTOMER_REF_LENGTH);
+  if (input.identityHints) checkIdentityHints(issues, input.identityHints);
+
+  const simple =
+    input.intent !== undefined || input.intentStatus !== undefined || Object.keys(input.variables).length > 0;
+  const advanced = input.intentUpdates.length > 0 || Object.keys(input.variableUpdates).length > 0;
+  if (simple && advanced) {
+    issues.push({
+      path: [],
+      message: "Use either intent/intent_status/variables or intent_updates/variable_updates, not both",
+    });
+  }
+
+  const intents = simple ? simpleIntents(issues, input) : advancedIntents(issues, input.intentUpdates);
+  const variables = simple
+    ? simpleVariables(issues, input.variables, policy)
+    : advancedVariables(issues, input.variableUpdates, policy);
+
+  if (issues.length > 0) throw validationError(dropShadowed(issues, earlier));
+  return {
+    callId: input.callId,
+    customerRef: input.customerRef,
+    identityHints: input.identityHints,
+    intents,
+    variables,
+  };
+}
+
+function simpleIntents(issues: Issues, input: EndCallInput): IntentUpdateInput[] {
+  if (input.intent === undefined) {
+    if (input.intentStatus !== undefined)
+      issues.push({ path: ["intent"], message: "Required when intent_status is set" });
+    return [];
+  }
+  checkIntentName(issues, ["intent"], input.intent);
+  // An intent saved without a status stays on the caller's list: open.
+  return [{ intent: input.intent, status: input.intentStatus ?? "open" }];
+}
+
+function advancedIntents(issues: Issues, updates: readonly IntentUpdateInput[]): IntentUpdateInput[] {
+  checkMaxEntries(issues, ["intent_updates"], updates.length, MAX_INTENT_UPDATES_PER_CALL);
+  updates.forEach((update, index) => {
+    const path = ["intent_updates", String(index)];
+    if (checkRequired(issues, [...path, "intent"], update.intent))
+      checkIntentName(issues, [...path, "intent"], update.intent);
+    if (update.status === undefined) issues.push({ path: [...path, "status"], message: "Required" });
+    checkMaxLength(issues, [...path, "resolution", "type"], update.resolution?.type, MAX_RESOLUTION_FIELD_LENGTH);
+    checkMaxLength(
+      issues,
+      [...path, "resolution", "external_reference"],
+      update.resolution?.externalReference,
+      MAX_RESOLUTION_FIELD_LENGTH,
+    );
+  });
+  // Several updates of one intent in one call: the last one stands.
+  const last = new Map(updates.map((update) => [update.intent, update]));
+  return [...last.values()];
+}
+
+function checkIntentName(issues: Issues, path: string[], intent: string): void {
+  checkNotEmpty(issues, path, intent);
+  checkMaxLength(issues, path, intent, MAX_INTENT_LENGTH);
+}
+
+function checkVariableName(issues: Issues, path: string[], name: string): void {
+  if (name === "") issues.push({ path, message: "Variable name must not be empty" });
+  checkMaxLength(issues, path, name, MAX_VARIABLE_NAME_LENGTH);
+}
+
+function simpleVariables(
+  issues: Issues,
+  variables: Readonly<Record<string, string>>,
+  policy: SensitiveDataPolicy,
+): Variables {
+  const entries = Object.entries(variables);
+  checkMaxEntries(issues, ["variables"], entries.length, MAX_VARIABLES_PER_CALL);
+  const result = new Map<string, { value: string; source: string | null; ttlSeconds: number }>();
+  for (const [name, raw] of entries) {
+    const path = ["variables", name];
+    checkVariableName(issues, path, name);
+    checkMaxLength(issues, path, raw, MAX_VARIABLE_VALUE_LENGTH);
+    const value = screenVariableValue(issues, path, raw, policy);
+    result.set(name, { value, source: null, ttlSeconds: DEFAULT_VARIABLE_TTL_SECONDS });
+  }
+  return result;
+}
+
+function advancedVariables(
+  issues: Issues,
+  updates: EndCallInput["variableUpdates"],
+  policy: SensitiveDataPolicy,
+): Variables {
+  const entries = Object.entries(updates);
+  checkMaxEntries(issues, ["variable_updates"], entries.length, MAX_VARIABLES_PER_CALL);
+  const result = new Map<string, { value: string; source: string | null; ttlSeconds: number }>();
+  for (const [name, update] of entries) {
+    const path = ["variable_updates", name];
+    checkVariableName(issues, path, name);
+    checkMaxLength(issues, [...path, "value"], update.value, MAX_VARIABLE_VALUE_LENGTH);
+    checkMaxLength(issues, [...path, "source"], update.source, MAX_SOURCE_LENGTH);
+    const ttl = update.ttlSeconds ?? DEFAULT_VARIABLE_TTL_SECONDS;
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_VARIABLE_TTL_SECONDS) {
+      issues.push({
+        path: [...path, "ttl_seconds"],
+        message: `Must be an integer from 1 to ${MAX_VARIABLE_TTL_SECONDS}`,
+      });
+    }
+    const value = screenVariableValue(issues, [...path, "value"], update.value, policy);
+    result.set(name, { value, source: update.source ?? null, ttlSeconds: ttl });
+  }
+  return result;
+}

@@ -1,0 +1,23 @@
+import { createContextKey } from "@connectrpc/connect";
+import type { FieldIssue } from "../domain/domain-error.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import type { Tier } from "../domain/tiers.ts";
+
+// Values the host and the guards hand to the service implementation.
+
+/** Problems the REST host found while decoding the JSON body (wrong types, unknown fields). */
+export const decodeIssuesKey = createContextKey<readonly FieldIssue[]>([], {
+  description: "issues found while decoding the request body",
+});
+
+export interface Principal {
+  readonly tenant: Tenant;
+  readonly keyId: string;
+  readonly billingAccountId: string;
+  readonly tier: Tier;
+}
+
+/** Set by the authentication guard; every API-key method may rely on it. */
+export const principalKey = createContextKey<Principal | undefined>(undefined, {
+  description: "the authenticated API key's tenant",
+});

@@ -1,0 +1,62 @@
+import { bearerToken, hashSecret, modeOfApiKey } from "../domain/api-key.ts";
+import type { Clock } from "../domain/clock.ts";
+import { isTier } from "../domain/tiers.ts";
+import { findKeyByHash } from "../store/api-key-repository.ts";
+import type { Db } from "../store/database.ts";
+import type { Principal } from "./context-values.ts";
+
+// Turns an Authorization header into a principal. Lookups are cached for
+// less than a second, which bounds how long another instance may still
+// accept a key revoked elsewhere; a revocation on this instance clears the
+// cache at once.
+
+export const MISSING_KEY_MESSAGE = "Invalid or missing API key";
+export const REVOKED_KEY_MESSAGE = "API key has been revoked";
+export const KEY_CACHE_TTL_MS = 500;
+const MAX_CACHED_KEYS = 10_000;
+
+export type Verification =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly message: string };
+
+export interface KeyVerifier {
+  verify(authorization: string | null): Promise<Verification>;
+  forgetAll(): void;
+}
+
+export function createKeyVerifier(db: Db, clock: Clock): KeyVerifier {
+  const cache = new Map<string, { verification: Verification; expiresAt: number }>();
+  return {
+    async verify(authorization) {
+      const key = bearerToken(authorization);
+      if (key === undefined || modeOfApiKey(key) === undefined) return { ok: false, message: MISSING_KEY_MESSAGE };
+      // Looking up by hash compares hashes in the database index, never the secret itself.
+      const hash = hashSecret(key);
+      const now = clock.now().getTime();
+      const cached = cache.get(hash);
+      if (cached !== undefined && cached.expiresAt > now) return cached.verification;
+
+      const verification = toVerification(await findKeyByHash(db, hash));
+      if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+      cache.set(hash, { verification, expiresAt: now + KEY_CACHE_TTL_MS });
+      return verification;
+    },
+    forgetAll() {
+      cache.clear();
+    },
+  };
+}
+
+function toVerification(row: Awaited<ReturnType<typeof findKeyByHash>>): Verification {
+  if (row === undefined) return { ok: false, message: MISSING_KEY_MESSAGE };
+  if (row.revoked) return { ok: false, message: REVOKED_KEY_MESSAGE };
+  return {
+    ok: true,
+    principal: {
+      tenant: { accountId: row.accountId, mode: row.mode },
+      keyId: row.keyId,
+      billingAccountId: row.billingAccountId,
+      tier: isTier(row.tier) ? row.tier : "free",
+    },
+  };
+}

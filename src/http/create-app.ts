@@ -1,0 +1,86 @@
+import { randomUUID } from "node:crypto";
+import type http from "node:http";
+import type { Interceptor } from "@connectrpc/connect";
+import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
+import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
+import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import type { AppContext } from "../context.ts";
+import { createAdminService } from "../rpc/admin-service.ts";
+import { createCallerContextService } from "../rpc/caller-context-service.ts";
+import { createHealthService } from "../rpc/health-service.ts";
+import { body } from "./error-response.ts";
+import { createOnePortServer } from "./one-port-server.ts";
+import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
+
+/**
+ * The Fastify host: REST routes from the proto, plus Connect, gRPC-Web and
+ * gRPC (h2c) for the same services, on one port, all through one chain.
+ */
+export async function createApp(app: AppContext, interceptors: Interceptor[]): Promise<FastifyInstance> {
+  const { config } = app;
+  const fastify = Fastify({
+    loggerInstance: app.log,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    serverFactory: (handler) =>
+      createOnePortServer(handler, {
+        firstByteTimeoutMs: 10_000,
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: config.requestTimeoutMs,
+        keepAliveTimeoutMs: 72_000,
+        maxHeaderSize: 16 * 1024,
+        shutdownGraceMs: config.shutdownGraceMs,
+      }) as unknown as http.Server,
+  }) as unknown as FastifyInstance;
+
+  const services: RestService[] = [
+    { service: CallerContextService, implementation: createCallerContextService(app) },
+    { service: HealthService, implementation: createHealthService(app) },
+    { service: AdminService, implementation: createAdminService(app) },
+  ];
+
+  // One line per request, with its id; never a header value or a body.
+  fastify.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      "request",
+    );
+  });
+  fastify.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    const { body: errorBody } = body(
+      status,
+      status < 500 ? publicMessage(status, error.message) : "Internal server error",
+    );
+    return reply.code(status).send(errorBody);
+  });
+  fastify.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(body(404, `No route for ${request.method} ${request.url.split("?")[0]}`).body),
+  );
+
+  await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
+  await fastify.register(fastifyConnectPlugin, {
+    interceptors,
+    routes(router) {
+      for (const { service, implementation } of services) router.service(service, implementation as never);
+    },
+  });
+  return fastify;
+}
+
+/** Fastify's own messages for transport errors, reworded for API clients. */
+function publicMessage(status: number, fallback: string): string {
+  if (status === 413) return "Request body is too large";
+  if (status === 415) return "Content-Type must be application/json";
+  return fallback;
+}

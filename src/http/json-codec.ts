@@ -1,0 +1,241 @@
+import { create, type DescEnum, type DescField, type DescMessage, type Message, ScalarType } from "@bufbuild/protobuf";
+
+// The contract's JSON, derived from the proto descriptors, for every message:
+// snake_case names, enums as their short lower-case names ("mobile" for
+// LINE_TYPE_MOBILE), timestamps as ISO 8601 with milliseconds, unset optional
+// fields as null, implicit zero values present. Decoding is strict and reports
+// each problem with its field path instead of stopping at the first.
+
+export interface JsonIssue {
+  path: string[];
+  message: string;
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const TIMESTAMP = "google.protobuf.Timestamp";
+
+// ---------------------------------------------------------------- decoding
+
+export function decodeMessage<Desc extends DescMessage>(
+  desc: Desc,
+  json: unknown,
+  issues: JsonIssue[],
+  path: string[] = [],
+): Message {
+  return create(desc, decodeFields(desc, json, issues, path) as never) as Message;
+}
+
+function decodeFields(desc: DescMessage, json: unknown, issues: JsonIssue[], path: string[]): Record<string, unknown> {
+  const init: Record<string, unknown> = {};
+  if (json === null || json === undefined) return init;
+  if (!isObject(json)) {
+    issues.push({ path, message: "Expected an object" });
+    return init;
+  }
+  const fields = fieldsByName(desc);
+  for (const key of Object.keys(json)) {
+    const field = fields.get(key);
+    const fieldPath = [...path, key];
+    if (field === undefined) {
+      issues.push({ path: fieldPath, message: "Unknown field" });
+      continue;
+    }
+    const value = json[key];
+    if (value === null) continue; // null means "not set", as in proto3 JSON
+    const decoded = decodeField(field, value, issues, fieldPath);
+    if (decoded !== undefined) init[field.localName] = decoded;
+  }
+  return init;
+}
+
+function decodeField(field: DescField, value: unknown, issues: JsonIssue[], path: string[]): unknown {
+  switch (field.fieldKind) {
+    case "scalar":
+      return decodeScalar(field.scalar, value, issues, path);
+    case "enum":
+      return decodeEnum(field.enum, value, issues, path);
+    case "message":
+      return decodeNested(field.message, value, issues, path);
+    case "list": {
+      if (!Array.isArray(value)) return fail(issues, path, "Expected an array");
+      const items: unknown[] = [];
+      value.forEach((item, index) => {
+        const itemPath = [...path, String(index)];
+        const decoded =
+          field.listKind === "message"
+            ? decodeNested(field.message, item, issues, itemPath)
+            : field.listKind === "enum"
+              ? decodeEnum(field.enum, item, issues, itemPath)
+              : decodeScalar(field.scalar, item, issues, itemPath);
+        if (decoded !== undefined) items.push(decoded);
+      });
+      return items;
+    }
+    case "map": {
+      if (!isObject(value)) return fail(issues, path, "Expected an object");
+      // No prototype: a key such as "__proto__" stays an ordinary entry.
+      const entries: Record<string, unknown> = Object.create(null);
+      for (const key of Object.keys(value)) {
+        const entryPath = [...path, key];
+        const item = value[key];
+        const decoded =
+          field.mapKind === "message"
+            ? decodeNested(field.message, item, issues, entryPath)
+            : field.mapKind === "enum"
+              ? decodeEnum(field.enum, item, issues, entryPath)
+              : decodeScalar(field.scalar, item, issues, entryPath);
+        if (decoded !== undefined) entries[key] = decoded;
+      }
+      return entries;
+    }
+  }
+}
+
+function decodeNested(desc: DescMessage, value: unknown, issues: JsonIssue[], path: string[]): unknown {
+  if (desc.typeName === TIMESTAMP) {
+    const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+    if (Number.isNaN(ms)) return fail(issues, path, "Expected an ISO 8601 timestamp");
+    return { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1_000_000 };
+  }
+  if (!isObject(value)) return fail(issues, path, "Expected an object");
+  return decodeFields(desc, value, issues, path);
+}
+
+function decodeScalar(type: ScalarType, value: unknown, issues: JsonIssue[], path: string[]): unknown {
+  switch (type) {
+    case ScalarType.STRING:
+      return typeof value === "string" ? value : fail(issues, path, "Expected a string");
+    case ScalarType.BOOL:
+      return typeof value === "boolean" ? value : fail(issues, path, "Expected a boolean");
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return typeof value === "number" && Number.isFinite(value) ? value : fail(issues, path, "Expected a number");
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return isIntegerIn(value, 0, 0xffff_ffff) ? value : fail(issues, path, "Expected a non-negative integer");
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return isIntegerIn(value, -0x8000_0000, 0x7fff_ffff) ? value : fail(issues, path, "Expected an integer");
+    default:
+      // 64-bit integers and bytes do not occur in this API's messages.
+      return fail(issues, path, "Unsupported field type");
+  }
+}
+
+function decodeEnum(desc: DescEnum, value: unknown, issues: JsonIssue[], path: string[]): unknown {
+  const number = typeof value === "string" ? enumNumbers(desc).get(value) : undefined;
+  if (number === undefined) {
+    return fail(issues, path, `Expected one of: ${[...enumNumbers(desc).keys()].join(", ")}`);
+  }
+  return number;
+}
+
+// ---------------------------------------------------------------- encoding
+
+export function encodeMessage(desc: DescMessage, message: Message): Record<string, Json> {
+  const json: Record<string, Json> = {};
+  const record = message as unknown as Record<string, unknown>;
+  for (const field of desc.fields) {
+    json[field.name] = encodeField(field, record[field.localName]);
+  }
+  return json;
+}
+
+function encodeField(field: DescField, value: unknown): Json {
+  switch (field.fieldKind) {
+    case "scalar":
+      return value === undefined ? null : (value as Json);
+    case "enum":
+      return value === undefined ? null : encodeEnum(field.enum, value as number);
+    case "message":
+      return value === undefined ? null : encodeNested(field.message, value as Message);
+    case "list":
+      return (value as unknown[]).map((item) =>
+        field.listKind === "message"
+          ? encodeNested(field.message, item as Message)
+          : field.listKind === "enum"
+            ? encodeEnum(field.enum, item as number)
+            : (item as Json),
+      );
+    case "map": {
+      const out: Record<string, Json> = {};
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        out[key] =
+          field.mapKind === "message"
+            ? encodeNested(field.message, item as Message)
+            : field.mapKind === "enum"
+              ? encodeEnum(field.enum, item as number)
+              : (item as Json);
+      }
+      return out;
+    }
+  }
+}
+
+function encodeNested(desc: DescMessage, message: Message): Json {
+  if (desc.typeName === TIMESTAMP) {
+    const { seconds, nanos } = message as unknown as { seconds: bigint; nanos: number };
+    return new Date(Number(seconds) * 1000 + Math.floor(nanos / 1_000_000)).toISOString();
+  }
+  return encodeMessage(desc, message);
+}
+
+function encodeEnum(desc: DescEnum, value: number): Json {
+  return enumNames(desc).get(value) ?? null;
+}
+
+// ---------------------------------------------------------------- descriptor tables, built once
+
+const fieldTables = new WeakMap<DescMessage, Map<string, DescField>>();
+const enumTables = new WeakMap<DescEnum, { names: Map<number, string>; numbers: Map<string, number> }>();
+
+function fieldsByName(desc: DescMessage): Map<string, DescField> {
+  let table = fieldTables.get(desc);
+  if (table === undefined) {
+    table = new Map(desc.fields.map((field) => [field.name, field]));
+    fieldTables.set(desc, table);
+  }
+  return table;
+}
+
+function enumTable(desc: DescEnum) {
+  let table = enumTables.get(desc);
+  if (table === undefined) {
+    const prefix = desc.sharedPrefix ?? "";
+    const names = new Map<number, string>();
+    const numbers = new Map<string, number>();
+    for (const value of desc.values) {
+      if (value.number === 0) continue; // *_UNSPECIFIED has no JSON name: it means "not set"
+      const lower = value.name.toLowerCase();
+      const name = lower.startsWith(prefix) ? lower.slice(prefix.length) : lower;
+      names.set(value.number, name);
+      numbers.set(name, value.number);
+    }
+    table = { names, numbers };
+    enumTables.set(desc, table);
+  }
+  return table;
+}
+
+function enumNames(desc: DescEnum): Map<number, string> {
+  return enumTable(desc).names;
+}
+
+function enumNumbers(desc: DescEnum): Map<string, number> {
+  return enumTable(desc).numbers;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isIntegerIn(value: unknown, min: number, max: number): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= min && value <= max;
+}
+
+function fail(issues: JsonIssue[], path: string[], message: string): undefined {
+  issues.push({ path, message });
+  return undefined;
+}

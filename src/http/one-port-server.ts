@@ -1,0 +1,110 @@
+import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
+
+// One plaintext port for HTTP/1.1 (REST, Connect) and h2c (gRPC). Each new
+// connection is routed by its first bytes: an HTTP/2 client starts with the
+// preface "PRI * HTTP/2.0", every HTTP/1.1 request line with a method name.
+
+export type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+export interface OnePortServerOptions {
+  /** How long a new connection may stay silent before it is dropped. */
+  readonly firstByteTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxHeaderSize: number;
+  /** Past this, close() destroys connections still open. */
+  readonly shutdownGraceMs: number;
+}
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/**
+ * A net.Server that Fastify uses through `serverFactory`. It implements the
+ * parts of http.Server Fastify calls (listen, address, close,
+ * closeIdleConnections) and applies the timeouts Fastify would otherwise set.
+ */
+export function createOnePortServer(handler: RequestHandler, options: OnePortServerOptions): net.Server {
+  const http1 = http.createServer({ maxHeaderSize: options.maxHeaderSize }, handler);
+  http1.headersTimeout = options.headersTimeoutMs;
+  http1.requestTimeout = options.requestTimeoutMs;
+  http1.keepAliveTimeout = options.keepAliveTimeoutMs;
+
+  const h2 = http2.createServer({ maxSessionMemory: 16 }, handler as never);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  h2.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  h2.setTimeout(options.keepAliveTimeoutMs * 4);
+
+  const sockets = new Set<net.Socket>();
+  const outer = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+    routeBySniffing(socket, http1, h2, options.firstByteTimeoutMs);
+  });
+  // http.Server tracks its connections (for timeouts and closeIdleConnections)
+  // only once it has seen 'listening'; it never listens itself.
+  outer.on("listening", () => http1.emit("listening"));
+
+  let closing = false;
+  const closeIdle = () => {
+    http1.closeIdleConnections();
+    for (const session of sessions) session.close();
+  };
+  const close = outer.close.bind(outer);
+  Object.assign(outer, {
+    closeIdleConnections: closeIdle,
+    close(callback?: (error?: Error) => void) {
+      if (closing) return outer;
+      closing = true;
+      close(callback);
+      closeIdle();
+      // Connections busy at close become idle when their response is sent;
+      // keep closing them, and destroy what is still open after the grace period.
+      const sweep = setInterval(closeIdle, 50);
+      const deadline = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, options.shutdownGraceMs);
+      outer.once("close", () => {
+        clearInterval(sweep);
+        clearTimeout(deadline);
+      });
+      return outer;
+    },
+  });
+  return outer;
+}
+
+function routeBySniffing(socket: net.Socket, http1: http.Server, h2: http2.Http2Server, timeoutMs: number) {
+  let received = Buffer.alloc(0);
+  const silent = setTimeout(() => socket.destroy(), timeoutMs);
+  const onData = (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    const compared = Math.min(received.length, PREFACE.length);
+    const isH2 = received.subarray(0, compared).equals(PREFACE.subarray(0, compared));
+    // Three bytes ("PRI" against "POS", "PUT", "PAT") tell the two apart.
+    if (isH2 && received.length < 3) return;
+    clearTimeout(silent);
+    socket.off("data", onData);
+    socket.off("error", onError);
+    socket.pause();
+    socket.unshift(received);
+    if (isH2) {
+      // Node's HTTP/2 session reads the socket natively; resuming it here would race that read.
+      h2.emit("connection", socket);
+    } else {
+      http1.emit("connection", socket);
+      socket.resume();
+    }
+  };
+  const onError = () => {
+    clearTimeout(silent);
+    socket.destroy();
+  };
+  socket.on("data", onData);
+  socket.on("error", onError);
+}

@@ -1,0 +1,123 @@
+import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
+import { getOption, hasOption } from "@bufbuild/protobuf";
+import {
+  createContextValues,
+  createHandlerContext,
+  createServiceImplSpec,
+  type Interceptor,
+  type ServiceImplSpec,
+} from "@connectrpc/connect";
+import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
+import { decodeIssuesKey } from "../guards/context-values.ts";
+import { connectErrorToHttp, toConnectError } from "./error-response.ts";
+import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
+
+// The generic REST adapter. Every RPC that declares a route in the proto
+// (option (callercontext.v1.route)) becomes a JSON endpoint here, invoking the
+// same implementation through the same interceptor chain as gRPC and Connect.
+
+export interface RestService {
+  readonly service: DescService;
+  readonly implementation: object;
+}
+
+/** What the JSON body parser hands the route: the parsed value, or that it could not be parsed. */
+type ParsedBody = { readonly json: unknown } | { readonly malformed: true };
+
+export function registerRestRoutes(
+  app: FastifyInstance,
+  services: readonly RestService[],
+  interceptors: Interceptor[],
+): void {
+  // JSON only: any other Content-Type is answered 415 by Fastify.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, raw, done) => {
+    try {
+      done(null, { json: raw === "" ? undefined : JSON.parse(raw as string) } satisfies ParsedBody);
+    } catch {
+      done(null, { malformed: true } satisfies ParsedBody);
+    }
+  });
+
+  for (const { service, implementation } of services) {
+    const spec = createServiceImplSpec(service, implementation as never);
+    for (const method of service.methods) {
+      if (method.methodKind !== "unary" || !hasOption(method, routeOption)) continue;
+      const { method: httpMethod, path } = getOption(method, routeOption);
+      app.route({
+        method: httpMethod as "GET" | "POST",
+        url: path.replace(/\{(\w+)\}/g, ":$1"),
+        handler: (request, reply) => handle(spec, method as DescMethodUnary, interceptors, request, reply),
+      });
+    }
+  }
+}
+
+async function handle(
+  spec: ServiceImplSpec,
+  method: DescMethodUnary,
+  interceptors: Interceptor[],
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const issues: JsonIssue[] = [];
+  const body = request.body as ParsedBody | undefined;
+  let json: unknown;
+  if (body !== undefined && "malformed" in body) {
+    issues.push({ path: [], message: "Malformed JSON" });
+  } else {
+    json = body?.json;
+  }
+  if (json !== undefined && (typeof json !== "object" || json === null || Array.isArray(json))) {
+    issues.push({ path: [], message: "Expected a JSON object" });
+    json = undefined;
+  }
+  const params = request.params as Record<string, string>;
+  const message = decodeMessage(method.input, { ...(json as object), ...params }, issues);
+
+  const abort = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  const context = createHandlerContext({
+    service: spec.service,
+    method,
+    protocolName: "rest",
+    requestMethod: request.method,
+    url: request.url,
+    requestSignal: abort.signal,
+    requestHeader: headersOf(request),
+    contextValues: createContextValues().set(decodeIssuesKey, issues),
+  });
+  const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
+  try {
+    const output = await invokeUnaryImplementation(methodSpec, context, message as never, interceptors);
+    return reply.code(200).headers(headerObject(context.responseHeader)).send(encodeMessage(method.output, output));
+  } catch (thrown) {
+    const error = toConnectError(thrown);
+    if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
+    const { status, body: errorBody } = connectErrorToHttp(error);
+    const retryAfter = errorBody.retryAfter;
+    if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
+    return reply.code(status).headers(headerObject(error.metadata)).send(errorBody);
+  }
+}
+
+function headersOf(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return headers;
+}
+
+function headerObject(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}

@@ -1,0 +1,128 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import {
+  type EndCallRequest,
+  type EndCallResponseSchema,
+  type IdentityHints,
+  IdentityLevel,
+  IntentStatus,
+  LineType,
+  Recommendation,
+  type StartCallRequest,
+  type StartCallResponseSchema,
+} from "../../gen/callercontext/v1/caller_context_pb.ts";
+import type {
+  IntentStatus as DomainIntentStatus,
+  LineType as DomainLineType,
+  EndCallInput,
+  EndCallResult,
+  Identity,
+  IdentityHintsInput,
+  StartCallInput,
+  StartCallResult,
+} from "../domain/call.ts";
+
+// proto ⇄ domain, field by field. Enum zero values (*_UNSPECIFIED) mean "not given".
+
+export function startRequestToInput(request: StartCallRequest): StartCallInput {
+  return {
+    callId: request.callId,
+    identityHints: request.identityHints && hintsToInput(request.identityHints),
+    lineType: LINE_TYPES[request.telco?.lineType ?? LineType.UNSPECIFIED],
+  };
+}
+
+export function endRequestToInput(request: EndCallRequest): EndCallInput {
+  return {
+    callId: request.callId,
+    customerRef: request.customerRef,
+    identityHints: request.identityHints && hintsToInput(request.identityHints),
+    intent: request.intent,
+    intentStatus: INTENT_STATUSES[request.intentStatus],
+    variables: request.variables,
+    intentUpdates: request.intentUpdates.map((update) => ({
+      intent: update.intent,
+      status: INTENT_STATUSES[update.status],
+      resolution: update.resolution && {
+        type: update.resolution.type,
+        externalReference: update.resolution.externalReference,
+      },
+    })),
+    variableUpdates: Object.fromEntries(
+      Object.entries(request.variableUpdates).map(([name, update]) => [
+        name,
+        { value: update.value, source: update.source, ttlSeconds: update.ttlSeconds },
+      ]),
+    ),
+  };
+}
+
+function hintsToInput(hints: IdentityHints): IdentityHintsInput {
+  return { ani: hints.ani, dnis: hints.dnis, externalIds: hints.externalIds, customerRef: hints.customerRef };
+}
+
+export function startResultToResponse(result: StartCallResult): MessageInitShape<typeof StartCallResponseSchema> {
+  return {
+    callId: result.callId,
+    customerRef: result.customerRef,
+    callStart: timestampFromMs(result.callStart.getTime()),
+    identity: identityToProto(result.identity),
+    openIntents: result.openIntents.map((intent) => ({
+      intent: intent.intent,
+      status: IntentStatus.OPEN,
+      attemptCount: intent.attemptCount,
+    })),
+    variables: Object.fromEntries(
+      Object.entries(result.variables).map(([name, variable]) => [
+        name,
+        { value: variable.value, source: variable.source ?? undefined, ttlSeconds: variable.ttlSeconds },
+      ]),
+    ),
+  };
+}
+
+export function endResultToResponse(result: EndCallResult): MessageInitShape<typeof EndCallResponseSchema> {
+  return {
+    callId: result.callId,
+    customerRef: result.customerRef,
+    callStart: timestampFromMs(result.callStart.getTime()),
+    callEnd: timestampFromMs(result.callEnd.getTime()),
+    durationSeconds: result.durationSeconds,
+    intentsUpdated: result.intentsUpdated,
+    variablesUpdated: result.variablesUpdated,
+  };
+}
+
+function identityToProto(identity: Identity) {
+  return {
+    confidence: identity.confidence,
+    level: LEVELS[identity.level],
+    sources: [...identity.sources],
+    recommendation: RECOMMENDATIONS[identity.recommendation],
+  };
+}
+
+const LINE_TYPES: Record<number, DomainLineType | undefined> = {
+  [LineType.MOBILE]: "mobile",
+  [LineType.LANDLINE]: "landline",
+  [LineType.VOIP]: "voip",
+  [LineType.UNKNOWN]: "unknown",
+};
+
+const INTENT_STATUSES: Record<number, DomainIntentStatus | undefined> = {
+  [IntentStatus.OPEN]: "open",
+  [IntentStatus.RESOLVED]: "resolved",
+};
+
+const LEVELS: Record<Identity["level"], IdentityLevel> = {
+  low: IdentityLevel.LOW,
+  medium: IdentityLevel.MEDIUM,
+  high: IdentityLevel.HIGH,
+  very_high: IdentityLevel.VERY_HIGH,
+};
+
+const RECOMMENDATIONS: Record<Identity["recommendation"], Recommendation> = {
+  reuse: Recommendation.REUSE,
+  confirm: Recommendation.CONFIRM,
+  ignore: Recommendation.IGNORE,
+};

@@ -1,0 +1,52 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import type { AppContext } from "../context.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
+import { validateEndCall } from "../domain/validate-end.ts";
+import { validateStartCall } from "../domain/validate-start.ts";
+import { decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
+import { endCall } from "../store/end-call.ts";
+import { startCall } from "../store/start-call.ts";
+import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
+import { withDomainErrors } from "./connect-errors.ts";
+
+/** StartCall and EndCall, shared by REST, Connect and gRPC. */
+export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
+  const store = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  return {
+    startCall: withDomainErrors(async (request, context) => {
+      const principal = requirePrincipal(context);
+      const input = validateStartCall(startRequestToInput(request), [...context.values.get(decodeIssuesKey)]);
+      return startResultToResponse(await startCall(store, principal.tenant, input, app.clock.now()));
+    }),
+    endCall: withDomainErrors(async (request, context) => {
+      const principal = requirePrincipal(context);
+      const command = validateEndCall(endRequestToInput(request), app.config.sensitiveData, [
+        ...context.values.get(decodeIssuesKey),
+      ]);
+      const key = idempotencyKeyOf(context.requestHeader);
+      return endResultToResponse(await endCall(store, principal.tenant, command, key, app.clock.now()));
+    }),
+  };
+}
+
+function requirePrincipal(context: HandlerContext): Principal {
+  const principal = context.values.get(principalKey);
+  // The authentication guard runs first for every API-key method; reaching
+  // here without a principal means the chain was assembled wrongly.
+  if (principal === undefined) throw new DomainError("internal", "No authenticated principal");
+  return principal;
+}
+
+/** Idempotency-Key and X-Idempotency-Key are one header; the first wins when both are sent. */
+function idempotencyKeyOf(headers: Headers): string | undefined {
+  const key = headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
+  if (key === undefined) return undefined;
+  if (key === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new DomainError("invalid_argument", "Validation failed", [
+      { path: ["Idempotency-Key"], message: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` },
+    ]);
+  }
+  return key;
+}

@@ -1,0 +1,21 @@
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import type { AppContext } from "../context.ts";
+
+/** Healthy when a real round trip to the database succeeds. */
+export function createHealthService(app: AppContext): ServiceImpl<typeof HealthService> {
+  return {
+    async check() {
+      const connected = await app.database.ping().then(
+        () => true,
+        () => false,
+      );
+      return {
+        status: connected ? "healthy" : "unhealthy",
+        timestamp: timestampFromMs(app.clock.now().getTime()),
+        database: connected ? "connected" : "disconnected",
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from "fastify";
+import pino from "pino";
+import type { Config } from "./config.ts";
+import type { AppContext } from "./context.ts";
+import { type Clock, systemClock } from "./domain/clock.ts";
+import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
+import { createGuardChain } from "./guards/guard-chain.ts";
+import { createKeyVerifier } from "./guards/key-verifier.ts";
+import { createMemoryRateLimiter } from "./guards/rate-limiter.ts";
+import { createRedisRateLimiter } from "./guards/redis-rate-limiter.ts";
+import { createApp } from "./http/create-app.ts";
+import { createDatabase } from "./store/database.ts";
+import { migrateToLatest } from "./store/migrate.ts";
+
+export interface ServerOptions {
+  readonly clock?: Clock;
+  /** Where log lines go; standard output when unset. */
+  readonly logDestination?: pino.DestinationStream;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly context: AppContext;
+  readonly adminAccess: AdminAccess;
+  close(): Promise<void>;
+}
+
+/** config → database → schema → admin access → context → app → listening. */
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const log = pino({ level: config.logLevel }, options.logDestination);
+  const clock = options.clock ?? systemClock;
+  const database = await createDatabase(config);
+  try {
+    await migrateToLatest(database.db);
+    const adminAccess = await ensureAdminAccess(database.db, config, clock.now());
+    const context: AppContext = {
+      config,
+      database,
+      clock,
+      log,
+      keys: createKeyVerifier(database.db, clock),
+      rateLimiter: config.redisUrl ? createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
+      adminTokenHash: adminAccess.adminTokenHash,
+    };
+    const interceptors = createGuardChain({
+      db: database.db,
+      clock,
+      log,
+      keys: context.keys,
+      rateLimiter: context.rateLimiter,
+      monthlyAllowance: config.monthlyQuota,
+      adminTokenHash: () => context.adminTokenHash,
+    });
+    const app = await createApp(context, interceptors);
+    const url = await app.listen({ port: config.port, host: config.host });
+    return {
+      url,
+      app,
+      context,
+      adminAccess,
+      async close() {
+        await app.close();
+        await context.rateLimiter.close();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,91 @@
+import { sql } from "kysely";
+import type { Tier } from "../domain/tiers.ts";
+import type { Db } from "./database.ts";
+import type { AccountRow, NewAccountRow } from "./schema.ts";
+
+// Accounts and their monthly quota. The quota is one counter per account,
+// changed only by single UPDATE statements, so PostgreSQL orders every
+// concurrent use of it, across instances.
+
+export type MonthlyAllowance = Readonly<Record<Tier, number>>;
+
+/** "2026-11": the quota period a moment belongs to (UTC months). */
+export function quotaPeriodOf(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+export async function insertAccount(db: Db, row: NewAccountRow): Promise<AccountRow> {
+  return db.insertInto("accounts").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function countAccounts(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom("accounts")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateAccount(
+  db: Db,
+  id: string,
+  changes: { tier?: Tier; quota_remaining?: number; quota_period?: string },
+): Promise<AccountRow | undefined> {
+  return db.updateTable("accounts").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
+}
+
+/** The credits an account has this period: a stored count from an earlier month means a full allowance. */
+function creditsThisPeriod(period: string, allowance: MonthlyAllowance) {
+  return sql<number>`(case when quota_period = ${period} then quota_remaining else (case tier
+      when 'free' then ${allowance.free}::int
+      when 'starter' then ${allowance.starter}::int
+      when 'growth' then ${allowance.growth}::int
+      else ${allowance.scale}::int end) end)`;
+}
+
+/**
+ * Takes one credit, renewing the quota first when a new month has begun.
+ * Returns the credits left after this one, or undefined when none was left.
+ */
+export async function takeCredit(
+  db: Db,
+  accountId: string,
+  now: Date,
+  allowance: MonthlyAllowance,
+): Promise<number | undefined> {
+  const period = quotaPeriodOf(now);
+  const credits = creditsThisPeriod(period, allowance);
+  const row = await db
+    .updateTable("accounts")
+    .set({ quota_remaining: sql`${credits} - 1`, quota_period: period })
+    .where("id", "=", accountId)
+    .where(sql<boolean>`${credits} > 0`)
+    .returning("quota_remaining")
+    .executeTakeFirst();
+  return row?.quota_remaining;
+}
+
+/** Gives back a credit taken for a request that then failed. */
+export async function returnCredit(db: Db, accountId: string, now: Date): Promise<number | undefined> {
+  const row = await db
+    .updateTable("accounts")
+    .set((eb) => ({ quota_remaining: eb("quota_remaining", "+", 1) }))
+    .where("id", "=", accountId)
+    .where("quota_period", "=", quotaPeriodOf(now))
+    .returning("quota_remaining")
+    .executeTakeFirst();
+  return row?.quota_remaining;
+}
+
+export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {
+  const row = await db
+    .selectFrom("accounts")
+    .select(creditsThisPeriod(quotaPeriodOf(now), allowance).as("credits"))
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  return row?.credits ?? 0;
+}

@@ -1,0 +1,120 @@
+import type { ColumnType, Insertable, Selectable } from "kysely";
+import type { Mode } from "../domain/tenant.ts";
+
+// Table types, one interface per table in migrations/. A tenant is an
+// account and a data mode ("test" or "prod"); every customer row belongs to
+// exactly one tenant.
+
+type Timestamp = ColumnType<Date, Date, Date>;
+
+export interface AccountTable {
+  id: string;
+  name: string;
+  billing_account_id: string;
+  tier: string;
+  quota_remaining: number;
+  /** The month ("2026-11") that quota_remaining belongs to; a new month renews it. */
+  quota_period: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  account_id: string;
+  kind: Mode;
+  secret_hash: string;
+  prefix: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface SettingTable {
+  name: string;
+  value: string;
+}
+
+export interface CustomerTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  created_at: Timestamp;
+  last_call_at: Timestamp;
+}
+
+export interface CustomerIdentifierTable {
+  account_id: string;
+  mode: Mode;
+  /** "ani" or "external_id". */
+  kind: string;
+  /** The external id's key ("crm_id"); empty for ani. */
+  namespace: string;
+  value: string;
+  customer_id: string;
+  last_seen_at: Timestamp;
+}
+
+export interface CustomerDnisTable {
+  customer_id: string;
+  dnis: string;
+  last_seen_at: Timestamp;
+}
+
+export interface CallTable {
+  account_id: string;
+  mode: Mode;
+  call_id: string;
+  customer_id: string;
+  call_start: Timestamp;
+  call_end: Timestamp | null;
+}
+
+export interface IntentTable {
+  customer_id: string;
+  name: string;
+  status: "open" | "resolved";
+  attempt_count: number;
+  resolution_type: string | null;
+  resolution_external_reference: string | null;
+  updated_at: Timestamp;
+}
+
+export interface VariableTable {
+  customer_id: string;
+  name: string;
+  value: string;
+  source: string | null;
+  ttl_seconds: number;
+  updated_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface IdempotencyKeyTable {
+  account_id: string;
+  mode: Mode;
+  key: string;
+  request_hash: string;
+  /** The first successful response, as the domain result serialised to JSON. */
+  response: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Schema {
+  accounts: AccountTable;
+  api_keys: ApiKeyTable;
+  settings: SettingTable;
+  customers: CustomerTable;
+  customer_identifiers: CustomerIdentifierTable;
+  customer_dnis: CustomerDnisTable;
+  calls: CallTable;
+  intents: IntentTable;
+  variables: VariableTable;
+  idempotency_keys: IdempotencyKeyTable;
+}
+
+export type AccountRow = Selectable<AccountTable>;
+export type NewAccountRow = Insertable<AccountTable>;
+export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type CallRow = Selectable<CallTable>;
+export type IntentRow = Selectable<IntentTable>;
+export type VariableRow = Selectable<VariableTable>;

@@ -1,0 +1,17 @@
+import type { Db } from "./database.ts";
+
+export async function readSetting(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.selectFrom("settings").select("value").where("name", "=", name).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores the value unless one is there already; returns whether this call stored it. */
+export async function insertSettingOnce(db: Db, name: string, value: string): Promise<boolean> {
+  const row = await db
+    .insertInto("settings")
+    .values({ name, value })
+    .onConflict((oc) => oc.column("name").doNothing())
+    .returning("name")
+    .executeTakeFirst();
+  return row !== undefined;
+}

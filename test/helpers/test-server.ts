@@ -1,0 +1,44 @@
+import { type Config, envToConfig } from "../../src/config.ts";
+import type { Clock } from "../../src/domain/clock.ts";
+import { type RunningServer, startServer } from "../../src/server.ts";
+import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestServer extends RunningServer {
+  readonly config: Config;
+  /** Lines the server logged, for tests that inspect them. */
+  readonly logLines: string[];
+  /** Closes the server and drops its database. */
+  stop(): Promise<void>;
+}
+
+/** The real server on an ephemeral port, with a database of its own. */
+export async function startTestServer(
+  options: { env?: Record<string, string>; clock?: Clock; database?: TestDatabase } = {},
+): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = envToConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    ADMIN_TOKEN,
+    LOG_LEVEL: "info",
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...database.env,
+    ...options.env,
+  });
+  const logLines: string[] = [];
+  const server = await startServer(config, {
+    clock: options.clock,
+    logDestination: { write: (line: string) => void logLines.push(line) },
+  });
+  return {
+    ...server,
+    config,
+    logLines,
+    async stop() {
+      await server.close();
+      if (options.database === undefined) await database.drop();
+    },
+  };
+}
