@@ -7,6 +7,7 @@ import {
   type MessageShape,
   toBinary,
 } from "@bufbuild/protobuf";
+import { findTrailerError } from "@connectrpc/connect/protocol-grpc";
 import * as grpc from "@grpc/grpc-js";
 
 // A real @grpc/grpc-js client over h2c, the way a voice-AI stack calls us.
@@ -50,4 +51,27 @@ export function callUnary<I extends DescMessage, O extends DescMessage>(
     call.on("metadata", keep);
     call.on("status", (status) => keep(status.metadata));
   });
+}
+
+/**
+ * The typed details of a gRPC error, decoded from grpc-status-details-bin
+ * (a google.rpc.Status) with Connect's own trailer parser.
+ */
+export function grpcErrorDetails<D extends DescMessage>(
+  error: grpc.ServiceError | undefined,
+  schema: D,
+): MessageShape<D>[] {
+  if (error === undefined) return [];
+  const trailer = new Headers();
+  trailer.set("grpc-status", String(error.code));
+  trailer.set("grpc-message", encodeURIComponent(error.details));
+  const bin = error.metadata.get("grpc-status-details-bin")[0];
+  if (bin !== undefined)
+    trailer.set(
+      "grpc-status-details-bin",
+      Buffer.from(bin as Buffer)
+        .toString("base64")
+        .replace(/=+$/, ""),
+    );
+  return findTrailerError(trailer)?.findDetails(schema) ?? [];
 }
