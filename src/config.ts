@@ -25,6 +25,8 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: integer(5000, 100),
   REQUEST_TIMEOUT_MS: integer(10_000, 100),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
+  SWEEP_INTERVAL_MS: integer(60_000, 1000),
+  SWEEP_BATCH_SIZE: integer(1000, 1),
   QUOTA_FREE: integer(100),
   QUOTA_STARTER: integer(10_000),
   QUOTA_GROWTH: integer(100_000),
@@ -51,6 +53,7 @@ export interface Config {
   readonly requestTimeoutMs: number;
   readonly shutdownGraceMs: number;
   readonly monthlyQuota: Readonly<Record<Tier, number>>;
+  readonly sweep: { readonly intervalMs: number; readonly batchSize: number };
 }
 
 export class ConfigError extends Error {
@@ -89,6 +92,7 @@ export function envToConfig(env: Env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
     monthlyQuota: Object.freeze({
       free: e.QUOTA_FREE,
       starter: e.QUOTA_STARTER,

@@ -11,6 +11,7 @@ import { createRedisRateLimiter } from "./guards/redis-rate-limiter.ts";
 import { createApp } from "./http/create-app.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
+import { startSweeper } from "./store/sweeper.ts";
 
 export interface ServerOptions {
   readonly clock?: Clock;
@@ -54,6 +55,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     });
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
+    const sweeper = startSweeper(database.db, clock, {
+      ...config.sweep,
+      onError: (error) => log.error({ err: error }, "retention sweep failed"),
+    });
     return {
       url,
       app,
@@ -61,6 +66,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminAccess,
       async close() {
         await app.close();
+        await sweeper.stop();
         await context.rateLimiter.close();
         await database.close();
       },

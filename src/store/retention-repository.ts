@@ -1,0 +1,48 @@
+import { sql } from "kysely";
+import type { Db } from "./database.ts";
+
+// Deletes of what retention no longer keeps, each bounded to `limit` rows so
+// one sweep never holds locks for long. Each returns the rows it removed.
+
+export async function deleteStaleCustomers(db: Db, lastCallBefore: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("customers")
+    .where("id", "in", (eb) =>
+      eb.selectFrom("customers").select("id").where("last_call_at", "<", lastCallBefore).limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export async function deleteOldCalls(db: Db, startedBefore: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from calls where ctid in (select ctid from calls where call_start < ${startedBefore} limit ${limit})
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+export async function deleteExpiredVariables(db: Db, now: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from variables where ctid in (select ctid from variables where expires_at <= ${now} limit ${limit})
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: number): Promise<number> {
+  const result = await sql`
+    delete from idempotency_keys
+    where ctid in (select ctid from idempotency_keys where expires_at <= ${now} limit ${limit})
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/**
+ * Runs `work` in a transaction holding the advisory lock `lockId`, or returns
+ * undefined at once when another instance holds it.
+ */
+export async function withSweepLock<T>(db: Db, lockId: number, work: (trx: Db) => Promise<T>): Promise<T | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${lockId}) as locked`.execute(trx);
+    return rows[0]?.locked ? work(trx) : undefined;
+  });
+}

@@ -1,0 +1,69 @@
+import type { Clock } from "../domain/clock.ts";
+import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS } from "../domain/limits.ts";
+import type { Db } from "./database.ts";
+import {
+  deleteExpiredIdempotencyKeys,
+  deleteExpiredVariables,
+  deleteOldCalls,
+  deleteStaleCustomers,
+  withSweepLock,
+} from "./retention-repository.ts";
+
+// Retention: customers with no call in 90 days (and with them their
+// identifiers, intents and variables), call records older than 30 days (so
+// their call_id may be used again), expired variables and idempotency keys.
+// One instance sweeps at a time, in bounded batches.
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
+
+export interface SweepResult {
+  readonly customers: number;
+  readonly calls: number;
+  readonly variables: number;
+  readonly idempotencyKeys: number;
+}
+
+/** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
+export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<SweepResult | undefined> {
+  return withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
+    customers: await deleteStaleCustomers(trx, new Date(now.getTime() - CONTEXT_RETENTION_DAYS * DAY_MS), batchSize),
+    calls: await deleteOldCalls(trx, new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS), batchSize),
+    variables: await deleteExpiredVariables(trx, now, batchSize),
+    idempotencyKeys: await deleteExpiredIdempotencyKeys(trx, now, batchSize),
+  }));
+}
+
+export interface Sweeper {
+  stop(): Promise<void>;
+}
+
+/**
+ * Sweeps every `intervalMs`; while a pass fills a whole batch it goes again
+ * at once, so a backlog drains without one long transaction.
+ */
+export function startSweeper(
+  db: Db,
+  clock: Clock,
+  options: { intervalMs: number; batchSize: number; onError: (error: unknown) => void },
+): Sweeper {
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const pass = async () => {
+    for (let round = 0; round < 100 && !stopped; round++) {
+      const result = await sweepOnce(db, clock.now(), options.batchSize);
+      if (result === undefined || Object.values(result).every((n) => n < options.batchSize)) return;
+    }
+  };
+  const timer = setInterval(() => {
+    running = running.then(pass).catch(options.onError);
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
