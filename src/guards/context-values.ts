@@ -21,3 +21,10 @@ export interface Principal {
 export const principalKey = createContextKey<Principal | undefined>(undefined, {
   description: "the authenticated API key's tenant",
 });
+
+/**
+ * An HTTP status other than 200 for a successful result on the REST host (the
+ * health check answers 503 while its body still reports what is down).
+ * gRPC and Connect ignore it.
+ */
+export const restStatusKey = createContextKey<number>(200, { description: "REST status of a successful result" });

@@ -10,7 +10,7 @@ import {
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
-import { decodeIssuesKey } from "../guards/context-values.ts";
+import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
 import { connectErrorToHttp, toConnectError } from "./error-response.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 
@@ -94,13 +94,14 @@ async function handle(
   const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
   try {
     const output = await invokeUnaryImplementation(methodSpec, context, message as never, interceptors);
-    return reply.code(200).headers(headerObject(context.responseHeader)).send(encodeMessage(method.output, output));
+    return reply
+      .code(context.values.get(restStatusKey))
+      .headers(headerObject(context.responseHeader))
+      .send(encodeMessage(method.output, output));
   } catch (thrown) {
     const error = toConnectError(thrown);
     if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
     const { status, body: errorBody } = connectErrorToHttp(error);
-    const retryAfter = errorBody.retryAfter;
-    if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
     return reply.code(status).headers(headerObject(error.metadata)).send(errorBody);
   }
 }

@@ -2,15 +2,20 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
+import { restStatusKey } from "../guards/context-values.ts";
 
 /** Healthy when a real round trip to the database succeeds. */
 export function createHealthService(app: AppContext): ServiceImpl<typeof HealthService> {
   return {
-    async check() {
+    async check(_request, context) {
       const connected = await app.database.ping().then(
         () => true,
         () => false,
       );
+      if (!connected) {
+        context.values.set(restStatusKey, 503);
+        context.responseHeader.set("retry-after", "5");
+      }
       return {
         status: connected ? "healthy" : "unhealthy",
         timestamp: timestampFromMs(app.clock.now().getTime()),

@@ -41,15 +41,16 @@ async function openPglite(dataDir: string): Promise<PGlite> {
 }
 
 function wrap(db: Db, kind: Database["kind"], afterDestroy?: () => Promise<void>): Database {
+  let closed: Promise<void> | undefined;
   return {
     db,
     kind,
     async ping() {
       await sql`select 1`.execute(db);
     },
-    async close() {
-      await db.destroy();
-      await afterDestroy?.();
+    close() {
+      closed ??= db.destroy().then(() => afterDestroy?.());
+      return closed;
     },
   };
 }
