@@ -25,9 +25,11 @@ export function decide(hits: number[], nowMs: number, max: number): WindowDecisi
   if (stale > 0) hits.splice(0, stale);
 
   if (hits.length >= max) {
-    // The request fits again once enough of the oldest ones have left.
-    const retryAtMs = hits[hits.length - max] + WINDOW_MS;
-    return { allowed: false, count: hits.length, resetAtMs: hits[0] + WINDOW_MS, retryAtMs };
+    // The request fits again once enough of the oldest ones have left; with no
+    // allowance at all, not within this window.
+    const retryAtMs = max > 0 ? hits[hits.length - max] + WINDOW_MS : nowMs + WINDOW_MS;
+    const resetAtMs = hits.length > 0 ? hits[0] + WINDOW_MS : nowMs + WINDOW_MS;
+    return { allowed: false, count: hits.length, resetAtMs, retryAtMs };
   }
   hits.push(nowMs);
   return { allowed: true, count: hits.length, resetAtMs: hits[0] + WINDOW_MS, retryAtMs: nowMs };

@@ -8,8 +8,8 @@ export type SensitiveDataPolicy = "reject" | "redact" | "off";
 
 export const REDACTED = "[REDACTED]";
 
-// 13-19 digits, optionally grouped by single spaces or dashes.
-const CARD_CANDIDATE = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
+// Runs of digit groups joined by single spaces or dashes ("4111 1111 1111 1111").
+const DIGIT_GROUPS = /\d+(?:[ -]\d+)*/g;
 // AAA-GG-SSSS with the ranges the SSA never issues left out.
 const SSN = /(?<!\d)(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?!\d)/;
 
@@ -28,8 +28,23 @@ export function passesLuhn(digits: string): boolean {
 
 export function looksSensitive(value: string): boolean {
   if (SSN.test(value)) return true;
-  for (const match of value.matchAll(CARD_CANDIDATE)) {
-    if (passesLuhn(match[0].replace(/[ -]/g, ""))) return true;
+  for (const run of value.matchAll(DIGIT_GROUPS)) {
+    if (containsCardNumber(run[0].split(/[ -]/))) return true;
+  }
+  return false;
+}
+
+/**
+ * A card number may sit among other digit groups ("4111 1111 1111 1111 12 25"),
+ * so every sequence of whole groups holding 13-19 digits is checked.
+ */
+function containsCardNumber(groups: string[]): boolean {
+  for (let first = 0; first < groups.length; first++) {
+    let digits = "";
+    for (let last = first; last < groups.length && digits.length < 19; last++) {
+      digits += groups[last];
+      if (digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)) return true;
+    }
   }
   return false;
 }
