@@ -1,0 +1,52 @@
+import { parseChoice, requireOption } from "./arguments.ts";
+import type { Command } from "./command.ts";
+import { formatCreatedKey, formatKeyList } from "./output.ts";
+
+const KEY_KINDS = ["test", "prod"] as const;
+
+export const keyCommands: readonly Command[] = [
+  {
+    name: "keys create",
+    args: [],
+    options: { account: { type: "string" }, kind: { type: "string" } },
+    synopsis: "--account ACCOUNT_ID [--kind test|prod]",
+    summary: "create an API key (kind defaults to test); the secret is shown once",
+    async run({ options, admin }) {
+      const accountId = requireOption(options, "account");
+      const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", KEY_KINDS);
+      const key = await admin().createKey(accountId, kind);
+      return {
+        json: { key_id: key.key_id, api_key: key.api_key, kind: key.kind, account_id: key.account_id },
+        text: formatCreatedKey(key),
+      };
+    },
+  },
+  {
+    name: "keys list",
+    args: [],
+    options: { account: { type: "string" } },
+    synopsis: "--account ACCOUNT_ID",
+    summary: "list an account's keys (prefixes only, never secrets)",
+    async run({ options, admin }) {
+      const accountId = requireOption(options, "account");
+      const keys = (await admin().listKeys(accountId)).map((key) => ({
+        key_id: key.key_id,
+        account_id: key.account_id,
+        kind: key.kind,
+        prefix: key.prefix,
+        revoked: key.revoked,
+      }));
+      return { json: { keys }, text: formatKeyList(accountId, keys) };
+    },
+  },
+  {
+    name: "keys revoke",
+    args: ["KEY_ID"],
+    options: {},
+    summary: "revoke a key; requests with it get 401 from then on",
+    async run({ args, admin }) {
+      const revoked = await admin().revokeKey(args[0]!);
+      return { json: { key_id: revoked.key_id, revoked: revoked.revoked }, text: `Revoked ${revoked.key_id}.` };
+    },
+  },
+];

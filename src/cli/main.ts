@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+import { ConfigError, type Env, readEnv } from "../config.ts";
+import { accountCommands } from "./account-commands.ts";
+import { type AdminClient, createAdminClient } from "./admin-client.ts";
+import { parseCommandLine, UsageError } from "./arguments.ts";
+import type { Command } from "./command.ts";
+import { keyCommands } from "./key-commands.ts";
+import { migrateCommand } from "./migrate-command.ts";
+import { usageText } from "./usage.ts";
+
+// caller-context: the operator's client of the admin API (and `migrate`).
+// Exit codes: 0 done, 1 the operation failed, 2 the command line was wrong.
+
+const COMMANDS: readonly Command[] = [...accountCommands, ...keyCommands, migrateCommand];
+const DEFAULT_URL = "http://127.0.0.1:8080";
+
+async function main(argv: string[], env: Env): Promise<number> {
+  const line = parseCommandLine(argv, COMMANDS);
+  if (line.kind === "help") {
+    process.stdout.write(usageText(COMMANDS));
+    return 0;
+  }
+  let admin: AdminClient | undefined;
+  const result = await line.command.run({
+    args: line.args,
+    options: line.options,
+    env,
+    admin: () => {
+      admin ??= adminClientFromEnv(env);
+      return admin;
+    },
+  });
+  process.stdout.write(line.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
+  return 0;
+}
+
+function adminClientFromEnv(env: Env): AdminClient {
+  const token = env.ADMIN_TOKEN;
+  if (!token) throw new UsageError("ADMIN_TOKEN is not set");
+  const baseUrl = env.CALLER_CONTEXT_URL || DEFAULT_URL;
+  if (!URL.canParse(baseUrl)) throw new UsageError(`CALLER_CONTEXT_URL is not a URL: '${baseUrl}'`);
+  return createAdminClient({ baseUrl, token });
+}
+
+/** One line, whatever the error: scripts read stderr line by line. */
+function reason(error: unknown): string {
+  const text =
+    error instanceof ConfigError
+      ? `invalid configuration: ${error.problems.join("; ")}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  const usage = error instanceof UsageError ? " (see caller-context --help)" : "";
+  return `${text.replace(/\s*\n\s*/g, " ")}${usage}`;
+}
+
+main(process.argv.slice(2), readEnv()).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    process.stderr.write(`caller-context: ${reason(error)}\n`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);

@@ -1,0 +1,49 @@
+import type { Account, ApiKey, CreatedKey } from "./admin-client.ts";
+
+// Human renderings. `--json` prints the objects themselves; these are for eyes.
+
+/** Aligned "label  value" lines. */
+export function fields(rows: readonly (readonly [string, string | number])[]): string {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join("\n");
+}
+
+export function formatAccount(account: Account): string {
+  return fields([
+    ["account", account.account_id],
+    ["billing account", account.billing_account_id],
+    ["name", account.name],
+    ["tier", account.tier],
+    ["quota remaining", account.quota_remaining],
+  ]);
+}
+
+export function formatCreatedKey(key: CreatedKey): string {
+  return [
+    fields([
+      ["key", key.key_id],
+      ["account", key.account_id],
+      ["kind", key.kind],
+      ["api key", key.api_key],
+    ]),
+    "",
+    "Save the API key now: it is not shown again.",
+  ].join("\n");
+}
+
+export function formatKeyList(accountId: string, keys: readonly ApiKey[]): string {
+  if (keys.length === 0) return `No keys for account ${accountId}.`;
+  const rows = [
+    ["KEY", "KIND", "PREFIX", "STATUS"],
+    ...keys.map((key) => [key.key_id, key.kind, key.prefix, key.revoked ? "revoked" : "active"]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}

@@ -1,0 +1,277 @@
+import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { post } from "../helpers/rest-client.ts";
+import { createTestDatabase } from "../helpers/test-database.ts";
+import { ADMIN_TOKEN, startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+// The CLI as an operator runs it: a child process talking to the real server.
+
+const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+const run = promisify(execFile);
+
+interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    CALLER_CONTEXT_URL: server.url,
+    ADMIN_TOKEN,
+    ...env,
+  };
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
+  try {
+    const { stdout, stderr } = await run(process.execPath, [MAIN, ...args], { env: childEnv });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout: string; stderr: string };
+    if (typeof failed.code !== "number") throw error;
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** Runs a command that must succeed with `--json` and returns the one object it printed. */
+async function cliJson(args: string[], env?: Record<string, string | undefined>): Promise<any> {
+  const result = await cli([...args, "--json"], env);
+  expect(result, result.stderr).toMatchObject({ code: 0, stderr: "" });
+  expect(result.stdout.endsWith("\n")).toBe(true);
+  expect(result.stdout.trimEnd().split("\n")).toHaveLength(1);
+  return JSON.parse(result.stdout);
+}
+
+function expectOneLineError(result: CliResult, code: number, pattern: RegExp): void {
+  expect(result.code).toBe(code);
+  expect(result.stdout).toBe("");
+  expect(result.stderr.endsWith("\n")).toBe(true);
+  expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  expect(result.stderr).toMatch(pattern);
+}
+
+/** A port nothing listens on: bound by the system, then released. */
+async function closedPort(): Promise<number> {
+  const listener = createServer().listen(0, "127.0.0.1");
+  await once(listener, "listening");
+  const { port } = listener.address() as AddressInfo;
+  await new Promise((resolve) => listener.close(resolve));
+  return port;
+}
+
+const startCall = (key: string, callId: string) =>
+  post(server.url, "/v1/calls/start", key, { call_id: callId, identity_hints: { ani: "+14155550123" } });
+
+describe("accounts", () => {
+  test("create --json prints exactly the five account fields, with tier free by default", async () => {
+    const account = await cliJson(["accounts", "create", "--name", "Acme Dental"]);
+    expect(Object.keys(account).sort()).toEqual([
+      "account_id",
+      "billing_account_id",
+      "name",
+      "quota_remaining",
+      "tier",
+    ]);
+    expect(account).toEqual({
+      account_id: expect.stringMatching(/^acct_\w+$/),
+      billing_account_id: expect.stringMatching(/^ba_\w+$/),
+      name: "Acme Dental",
+      tier: "free",
+      quota_remaining: server.config.monthlyQuota.free,
+    });
+  });
+
+  test("create takes --tier and --quota", async () => {
+    const account = await cliJson(["accounts", "create", "--name", "Big", "--tier", "scale", "--quota", "42"]);
+    expect(account).toMatchObject({ name: "Big", tier: "scale", quota_remaining: 42 });
+  });
+
+  test("show returns the account as created", async () => {
+    const created = await cliJson(["accounts", "create", "--name", "Shown"]);
+    expect(await cliJson(["accounts", "show", created.account_id])).toEqual(created);
+  });
+
+  test("set-quota replaces the remaining credits, and show sees it", async () => {
+    const created = await cliJson(["accounts", "create", "--name", "Quota"]);
+    const updated = await cliJson(["accounts", "set-quota", created.account_id, "7"]);
+    expect(updated).toEqual({ ...created, quota_remaining: 7 });
+    expect((await cliJson(["accounts", "show", created.account_id])).quota_remaining).toBe(7);
+  });
+
+  test("set-tier changes the tier, and show sees it", async () => {
+    const created = await cliJson(["accounts", "create", "--name", "Tier"]);
+    const updated = await cliJson(["accounts", "set-tier", created.account_id, "growth"]);
+    expect(updated).toEqual({ ...created, tier: "growth" });
+    expect((await cliJson(["accounts", "show", created.account_id])).tier).toBe("growth");
+  });
+
+  test("without --json the output is readable text naming the account", async () => {
+    const created = await cliJson(["accounts", "create", "--name", "Readable"]);
+    const result = await cli(["accounts", "show", created.account_id]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(created.account_id);
+    expect(result.stdout).toContain("Readable");
+    expect(() => JSON.parse(result.stdout)).toThrow();
+  });
+});
+
+describe("keys", () => {
+  let accountId: string;
+  beforeAll(async () => {
+    accountId = (await cliJson(["accounts", "create", "--name", "Keys", "--tier", "growth"])).account_id;
+  });
+
+  test("create returns a working key: it starts a call", async () => {
+    const key = await cliJson(["keys", "create", "--account", accountId]);
+    expect(key).toEqual({
+      key_id: expect.stringMatching(/^key_\w+$/),
+      api_key: expect.stringMatching(/^sk_test_/),
+      kind: "test",
+      account_id: accountId,
+    });
+    const started = await startCall(key.api_key, "cli-key-1");
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+  });
+
+  test("create --kind prod makes a prod key", async () => {
+    const key = await cliJson(["keys", "create", "--account", accountId, "--kind", "prod"]);
+    expect(key).toMatchObject({ kind: "prod", api_key: expect.stringMatching(/^sk_prod_/) });
+  });
+
+  test("list shows the key by prefix and never its secret", async () => {
+    const key = await cliJson(["keys", "create", "--account", accountId]);
+    const listed = await cliJson(["keys", "list", "--account", accountId]);
+    const entry = listed.keys.find((k: { key_id: string }) => k.key_id === key.key_id);
+    expect(entry).toEqual({
+      key_id: key.key_id,
+      account_id: accountId,
+      kind: "test",
+      prefix: expect.any(String),
+      revoked: false,
+    });
+    expect(key.api_key.startsWith(entry.prefix)).toBe(true);
+    expect(entry.prefix.length).toBeLessThan(key.api_key.length);
+    expect(JSON.stringify(listed)).not.toContain(key.api_key);
+
+    const human = await cli(["keys", "list", "--account", accountId]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(key.key_id);
+    expect(human.stdout).not.toContain(key.api_key);
+  });
+
+  test("revoke stops the key: calls get 401 'API key has been revoked'", async () => {
+    const key = await cliJson(["keys", "create", "--account", accountId]);
+    expect((await startCall(key.api_key, "cli-revoke-1")).status).toBe(200);
+
+    expect(await cliJson(["keys", "revoke", key.key_id])).toEqual({ key_id: key.key_id, revoked: true });
+
+    const refused = await startCall(key.api_key, "cli-revoke-2");
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toBe("API key has been revoked");
+    const listed = await cliJson(["keys", "list", "--account", accountId]);
+    expect(listed.keys.find((k: { key_id: string }) => k.key_id === key.key_id).revoked).toBe(true);
+  });
+});
+
+describe("errors", () => {
+  test("an unknown account exits 1 with the server's reason on one stderr line", async () => {
+    const result = await cli(["accounts", "show", "acct_missing", "--json"]);
+    expectOneLineError(result, 1, /^caller-context: Account 'acct_missing' not found \(404\)\n$/);
+  });
+
+  test("revoking an unknown key exits 1", async () => {
+    expectOneLineError(await cli(["keys", "revoke", "key_missing"]), 1, /^caller-context: Key 'key_missing'.*\(404\)/);
+  });
+
+  test("accounts create without --name is a usage error (exit 2)", async () => {
+    expectOneLineError(await cli(["accounts", "create", "--json"]), 2, /^caller-context: --name is required/);
+  });
+
+  test("a tier outside the list is a usage error (exit 2)", async () => {
+    expectOneLineError(await cli(["accounts", "create", "--name", "X", "--tier", "gold"]), 2, /--tier must be/);
+  });
+
+  test("a quota that is not a whole number is a usage error (exit 2)", async () => {
+    expectOneLineError(await cli(["accounts", "set-quota", "acct_x", "1.5"]), 2, /N must be a whole number/);
+  });
+
+  test("an unknown command or option is a usage error (exit 2)", async () => {
+    expectOneLineError(await cli(["accounts", "delete", "acct_x"]), 2, /unknown command 'accounts delete'/);
+    expectOneLineError(await cli(["keys", "list", "--account", "a", "--tier", "free"]), 2, /Unknown option '--tier'/);
+  });
+
+  test("a wrong ADMIN_TOKEN exits 1 with the server's 401", async () => {
+    const result = await cli(["accounts", "create", "--name", "Nope"], { ADMIN_TOKEN: "wrong-token-0123456789" });
+    expectOneLineError(result, 1, /^caller-context: .*\(401\)\n$/);
+  });
+
+  test("a missing ADMIN_TOKEN is reported before any request", async () => {
+    expectOneLineError(await cli(["accounts", "show", "acct_x"], { ADMIN_TOKEN: undefined }), 2, /ADMIN_TOKEN/);
+  });
+
+  test("an unreachable server exits 1 saying so", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const result = await cli(["accounts", "show", "acct_x"], { CALLER_CONTEXT_URL: url });
+    expectOneLineError(result, 1, /^caller-context: cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+  });
+
+  test("help prints usage on stdout and exits 0", async () => {
+    for (const args of [["help"], ["--help"]]) {
+      const result = await cli(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("accounts create --name NAME");
+      expect(result.stdout).toContain("keys revoke KEY_ID");
+    }
+  });
+});
+
+describe("migrate", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "cc-cli-migrate-"));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  test("applies every migration to a fresh embedded database once", async () => {
+    const embedded = { DATA_DIR: dataDir, DATABASE_URL: undefined };
+    const first = await cliJson(["migrate"], embedded);
+    expect(first.applied[0]).toBe("0001_initial");
+    expect(first).toEqual({ applied: expect.arrayContaining(["0001_initial"]) });
+    expect(await cliJson(["migrate"], embedded)).toEqual({ applied: [] });
+
+    const human = await cli(["migrate"], embedded);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/up to date/);
+  }, 90_000);
+
+  test("applies every migration once to a fresh database of the kind in use (PostgreSQL when DATABASE_URL is set)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cc-cli-migrate-"));
+    const database = process.env.DATABASE_URL
+      ? await createTestDatabase()
+      : { env: { DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    try {
+      const first = await cliJson(["migrate"], database.env);
+      expect(first.applied[0]).toBe("0001_initial");
+      expect(await cliJson(["migrate"], database.env)).toEqual({ applied: [] });
+    } finally {
+      await database.drop();
+    }
+  }, 90_000);
+
+  test("a bad DATABASE_URL exits 1 with one line", async () => {
+    expectOneLineError(await cli(["migrate"], { DATABASE_URL: "not a url" }), 1, /invalid configuration: DATABASE_URL/);
+  });
+});
