@@ -40,7 +40,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       database,
       clock,
       log,
-      keys: createKeyVerifier(database.db, clock),
+      keys: createKeyVerifier(database.db),
       rateLimiter: config.redisUrl ? createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
     };

@@ -2,6 +2,7 @@ import { createContextKey } from "@connectrpc/connect";
 import type { FieldIssue } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Tier } from "../domain/tiers.ts";
+import type { Charge } from "../store/charge.ts";
 
 // Values the host and the guards hand to the service implementation.
 
@@ -28,3 +29,8 @@ export const principalKey = createContextKey<Principal | undefined>(undefined, {
  * gRPC and Connect ignore it.
  */
 export const restStatusKey = createContextKey<number>(200, { description: "REST status of a successful result" });
+
+/** Set by the quota guard: the service passes it to the operation's transaction. */
+export const chargeKey = createContextKey<Charge | undefined>(undefined, {
+  description: "bills the call inside its transaction",
+});

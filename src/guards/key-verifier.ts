@@ -1,5 +1,4 @@
 import { bearerToken, hashSecret, modeOfApiKey } from "../domain/api-key.ts";
-import type { Clock } from "../domain/clock.ts";
 import { isTier } from "../domain/tiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
 import type { Db } from "../store/database.ts";
@@ -24,7 +23,11 @@ export interface KeyVerifier {
   forgetAll(): void;
 }
 
-export function createKeyVerifier(db: Db, clock: Clock): KeyVerifier {
+/**
+ * The cache's lifetime is operational, not business time, so it runs on the
+ * monotonic clock: tests that move the business clock do not freeze it.
+ */
+export function createKeyVerifier(db: Db, monotonicNow: () => number = () => performance.now()): KeyVerifier {
   const cache = new Map<string, { verification: Verification; expiresAt: number }>();
   return {
     async verify(authorization) {
@@ -32,7 +35,7 @@ export function createKeyVerifier(db: Db, clock: Clock): KeyVerifier {
       if (key === undefined || modeOfApiKey(key) === undefined) return { ok: false, message: MISSING_KEY_MESSAGE };
       // Looking up by hash compares hashes in the database index, never the secret itself.
       const hash = hashSecret(key);
-      const now = clock.now().getTime();
+      const now = monotonicNow();
       const cached = cache.get(hash);
       if (cached !== undefined && cached.expiresAt > now) return cached.verification;
 

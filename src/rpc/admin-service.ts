@@ -35,6 +35,8 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
       const tier = parseTier(req.tier);
       await mustFindAccount(req.accountId);
       const row = await updateAccount(db, req.accountId, { tier });
+      // The tier travels with cached keys; drop them so the new limits apply at once here.
+      app.keys.forgetAll();
       return { account: toAccount(row ?? (await mustFindAccount(req.accountId))) };
     }),
     createKey: withDomainErrors(async (req) => {

@@ -5,7 +5,7 @@ import { DomainError } from "../domain/domain-error.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
 import { validateEndCall } from "../domain/validate-end.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
-import { decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
+import { chargeKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { endCall } from "../store/end-call.ts";
 import { startCall } from "../store/start-call.ts";
 import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
@@ -18,7 +18,8 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
     startCall: withDomainErrors(async (request, context) => {
       const principal = requirePrincipal(context);
       const input = validateStartCall(startRequestToInput(request), [...context.values.get(decodeIssuesKey)]);
-      return startResultToResponse(await startCall(store, principal.tenant, input, app.clock.now()));
+      const charge = context.values.get(chargeKey);
+      return startResultToResponse(await startCall(store, principal.tenant, input, app.clock.now(), charge));
     }),
     endCall: withDomainErrors(async (request, context) => {
       const principal = requirePrincipal(context);
@@ -26,7 +27,8 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
         ...context.values.get(decodeIssuesKey),
       ]);
       const key = idempotencyKeyOf(context.requestHeader);
-      return endResultToResponse(await endCall(store, principal.tenant, command, key, app.clock.now()));
+      const charge = context.values.get(chargeKey);
+      return endResultToResponse(await endCall(store, principal.tenant, command, key, app.clock.now(), charge));
     }),
   };
 }

@@ -69,18 +69,6 @@ export async function takeCredit(
   return row?.quota_remaining;
 }
 
-/** Gives back a credit taken for a request that then failed. */
-export async function returnCredit(db: Db, accountId: string, now: Date): Promise<number | undefined> {
-  const row = await db
-    .updateTable("accounts")
-    .set((eb) => ({ quota_remaining: eb("quota_remaining", "+", 1) }))
-    .where("id", "=", accountId)
-    .where("quota_period", "=", quotaPeriodOf(now))
-    .returning("quota_remaining")
-    .executeTakeFirst();
-  return row?.quota_remaining;
-}
-
 export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {
   const row = await db
     .selectFrom("accounts")

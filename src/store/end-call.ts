@@ -6,6 +6,7 @@ import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { findCallForUpdate, markCallEnded } from "./call-repository.ts";
+import { type Charge, noCharge } from "./charge.ts";
 import { saveIntent, saveVariables } from "./context-repository.ts";
 import { customerExists, linkDnis, linkIdentifiers } from "./customer-repository.ts";
 import type { Db } from "./database.ts";
@@ -24,6 +25,7 @@ export async function endCall(
   command: EndCallCommand,
   idempotencyKey: string | undefined,
   now: Date,
+  charge: Charge = noCharge,
 ): Promise<EndCallResult> {
   return options.db.transaction().execute(async (trx) => {
     if (idempotencyKey !== undefined) {
@@ -37,6 +39,8 @@ export async function endCall(
             "Idempotency-Key was already used with a different request body",
           );
         }
+        // A replay is a successful call like any other.
+        await charge(trx);
         return parseStoredResult(claim.response);
       }
     }
@@ -64,8 +68,10 @@ export async function endCall(
       intentsUpdated: command.intents.length,
       variablesUpdated: command.variables.size,
     };
-    if (idempotencyKey !== undefined)
+    if (idempotencyKey !== undefined) {
       await storeIdempotentResponse(trx, tenant, idempotencyKey, JSON.stringify(result));
+    }
+    await charge(trx);
     return result;
   });
 }

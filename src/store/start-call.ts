@@ -7,6 +7,7 @@ import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { insertCall } from "./call-repository.ts";
+import { type Charge, noCharge } from "./charge.ts";
 import { listLiveVariables, listOpenIntents } from "./context-repository.ts";
 import {
   findIdentifierHits,
@@ -35,6 +36,7 @@ export async function startCall(
   tenant: Tenant,
   input: StartCallInput,
   now: Date,
+  charge: Charge = noCharge,
 ): Promise<StartCallResult> {
   const hints = normalizeHints(input.identityHints, input.lineType, options.defaultRegion);
   return options.db.transaction().execute(async (trx) => {
@@ -53,14 +55,10 @@ export async function startCall(
     const identity = match?.identity ?? scoreIdentity(NO_MATCH);
     // "ignore" means: treat as a new caller, so the stored context stays private.
     const shareContext = identity.recommendation !== "ignore";
-    return {
-      callId: input.callId,
-      customerRef: customerId,
-      callStart: now,
-      identity,
-      openIntents: shareContext ? await listOpenIntents(trx, customerId) : [],
-      variables: shareContext ? await listLiveVariables(trx, customerId, now) : {},
-    };
+    const openIntents = shareContext ? await listOpenIntents(trx, customerId) : [];
+    const variables = shareContext ? await listLiveVariables(trx, customerId, now) : {};
+    await charge(trx);
+    return { callId: input.callId, customerRef: customerId, callStart: now, identity, openIntents, variables };
   });
 }
 

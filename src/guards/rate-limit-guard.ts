@@ -1,0 +1,69 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { FastifyBaseLogger } from "fastify";
+import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
+import type { Clock } from "../domain/clock.ts";
+import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
+import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.ts";
+import type { Db } from "../store/database.ts";
+import { principalKey } from "./context-values.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
+import { withResponseHeaders } from "./response-headers.ts";
+
+export interface RateLimitGuardOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  readonly rateLimiter: RateLimiter;
+  readonly monthlyAllowance: MonthlyAllowance;
+}
+
+/**
+ * The per-key rolling window of the key's tier. Above the base limit and up
+ * to the grace value calls succeed with a warning in the log; past it, 429.
+ */
+export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
+  const { clock, log } = options;
+  return (next) => async (req) => {
+    const principal = req.contextValues.get(principalKey);
+    if (principal === undefined) return next(req);
+    const base = BASE_LIMIT_PER_MINUTE[principal.tier];
+    const nowMs = clock.now().getTime();
+    const decision = await options.rateLimiter.hit(principal.keyId, graceLimit(base), nowMs).catch((error) => {
+      // A rate-limit store that is down must not stop the phones: let the call through.
+      log.error({ err: error }, "rate limiter unavailable; request allowed");
+      return undefined;
+    });
+    if (decision === undefined) return next(req);
+    const headers: Record<string, string> = {
+      "x-ratelimit-limit": String(base),
+      "x-ratelimit-remaining": String(Math.max(0, base - decision.count)),
+      "x-ratelimit-reset": String(decision.resetAtMs),
+    };
+    if (!decision.allowed) {
+      const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
+      const left = await creditsLeft(options.db, principal.tenant.accountId, clock.now(), options.monthlyAllowance);
+      throw new ConnectError(
+        "Rate limit exceeded",
+        Code.ResourceExhausted,
+        { ...headers, "x-quota-remaining": String(left), "retry-after": String(retryAfter) },
+        [
+          {
+            desc: RateLimitExceededSchema,
+            value: create(RateLimitExceededSchema, {
+              retryAfterSeconds: retryAfter,
+              currentUsage: decision.count,
+              limit: base,
+              resetAt: timestampFromMs(decision.retryAtMs),
+            }),
+          },
+        ],
+      );
+    }
+    if (decision.count > base) {
+      log.warn({ keyId: principal.keyId, count: decision.count, limit: base }, "rate limit grace in use");
+    }
+    return withResponseHeaders(headers, () => next(req));
+  };
+}

@@ -1,0 +1,26 @@
+// Which failures mean "the database cannot be reached right now" (the caller
+// should retry shortly: 503) rather than a bug (500). PostgreSQL reports the
+// first kind with SQLSTATE classes 08 (connection exception) and 57
+// (operator intervention: shutdown, statement timeout); the drivers report
+// them as socket errors or as a closed pool.
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"]);
+const UNAVAILABLE_MESSAGES = [
+  /connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /connection error/i,
+  /driver has already been destroyed/i,
+  /pglite is closed/i,
+  /cannot use a pool after calling end/i,
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (NETWORK_CODES.has(code)) return true;
+    if (/^(08|57)[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
+  return UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(error.message));
+}

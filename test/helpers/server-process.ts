@@ -1,0 +1,92 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { ADMIN_TOKEN } from "./test-server.ts";
+
+// The service as it runs in production: `node src/main.ts` in a process of
+// its own, found through the URL it logs when it starts listening.
+
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+
+export interface ServerProcess {
+  readonly url: string;
+  /** Every stdout and stderr line so far, for failure messages. */
+  readonly output: string[];
+  stop(): Promise<void>;
+}
+
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ["src/main.ts"], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => fail(`no "caller context listening" within ${START_TIMEOUT_MS} ms`),
+      START_TIMEOUT_MS,
+    );
+    const onExit = (code: number | null, signal: string | null) => fail(`exited (${code ?? signal}) before listening`);
+    const onError = (error: Error) => fail(error.message);
+    const settle = () => {
+      clearTimeout(timer);
+      child.off("exit", onExit);
+      child.off("error", onError);
+    };
+    const fail = (why: string) => {
+      settle();
+      child.kill("SIGKILL");
+      reject(new Error(`server process: ${why}\n${output.join("\n")}`));
+    };
+    collectLines(child, output, (line) => {
+      const entry = parseJson(line);
+      if (entry?.msg === "caller context listening" && typeof entry.url === "string") {
+        settle();
+        resolve(entry.url);
+      }
+    });
+    child.once("exit", onExit);
+    child.once("error", onError);
+  });
+  return {
+    url,
+    output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function collectLines(child: ChildProcess, output: string[], onStdoutLine: (line: string) => void): void {
+  for (const [stream, isStdout] of [
+    [child.stdout, true],
+    [child.stderr, false],
+  ] as const) {
+    let rest = "";
+    stream?.setEncoding("utf8");
+    stream?.on("data", (chunk: string) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) {
+        output.push(line);
+        if (isStdout) onStdoutLine(line);
+      }
+    });
+  }
+}
+
+function parseJson(line: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
