@@ -1,32 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bothProtocols, type CallClient } from "../helpers/call-clients.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { describe, expect, test } from "vitest";
+import { TRANSPORTS } from "../helpers/call-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
-let server: TestServer;
-let key: string;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ apiKey: key } = await createAccountWithKey(server.url));
-});
-afterAll(() => server.stop());
+const fixture = useTestServer();
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe.each(
-  bothProtocols(
-    () => server.url,
-    () => key,
-  ),
-)("end over $protocol", ({ protocol, connect }) => {
-  let calls: CallClient;
+describe.each(TRANSPORTS)("end over %s", (protocol) => {
+  const calls = fixture.over(protocol);
   let n = 0;
   const id = (label: string) => `${protocol}-${label}-${++n}`;
-  beforeAll(() => {
-    calls = connect();
-  });
-  afterAll(() => calls.close());
 
   async function started(hints: Record<string, unknown> = { ani: `+1415555${String(1000 + n).slice(-4)}` }) {
     const callId = id("call");
@@ -210,7 +193,7 @@ describe.each(
 describe("end over REST only", () => {
   test("400 for intent_status outside the enum (closed)", async () => {
     const { post } = await import("../helpers/rest-client.ts");
-    const res = await post(server.url, "/v1/calls/end", key, {
+    const res = await post(fixture.server.url, "/v1/calls/end", fixture.apiKey, {
       call_id: "x",
       customer_ref: "00000000-0000-4000-8000-000000000000",
       intent: "billing",

@@ -1,32 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { bothProtocols, type CallClient } from "../helpers/call-clients.ts";
+import { forKey, TRANSPORTS } from "../helpers/call-client.ts";
 import { createAccountWithKey, request } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 const clock = createManualClock(new Date("2026-05-01T08:00:00.000Z"));
-let server: TestServer;
-let key: string;
+const fixture = useTestServer({ clock });
 
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-  ({ apiKey: key } = await createAccountWithKey(server.url));
-});
-afterAll(() => server.stop());
+/** Status and body: what a replay must repeat (the guard headers move on). */
+const reply = ({ status, body }: { status: number; body: unknown }) => ({ status, body });
 
-describe.each(
-  bothProtocols(
-    () => server.url,
-    () => key,
-  ),
-)("Idempotency-Key over $protocol", ({ protocol, connect }) => {
-  let calls: CallClient;
+describe.each(TRANSPORTS)("Idempotency-Key over %s", (protocol) => {
+  const calls = fixture.over(protocol);
   let n = 0;
   const next = (label: string) => `${protocol}-${label}-${++n}`;
-  beforeAll(() => {
-    calls = connect();
-  });
-  afterAll(() => calls.close());
 
   async function startedCall() {
     const hints = { external_ids: { crm_id: next("crm") } };
@@ -43,7 +30,7 @@ describe.each(
     clock.advance(5_000);
     const again = await calls.end(body, key1);
     expect(first.status).toBe(200);
-    expect(again).toEqual(first);
+    expect(reply(again)).toEqual(reply(first));
     const later = await calls.start({ call_id: next("call"), identity_hints: hints });
     expect(later.body.open_intents).toEqual([{ intent: "refund", status: "open", attempt_count: 1 }]);
   });
@@ -54,7 +41,7 @@ describe.each(
     const value = next("key");
     const first = await calls.end(body, { "Idempotency-Key": value });
     const again = await calls.end(body, { "X-Idempotency-Key": value });
-    expect(again).toEqual(first);
+    expect(reply(again)).toEqual(reply(first));
   });
 
   test("concurrent repeats of one key: one save and identical 200s", async () => {
@@ -62,7 +49,7 @@ describe.each(
     const body = { call_id: callId, customer_ref: customerRef, intent: "upgrade", intent_status: "open" };
     const header = { "Idempotency-Key": next("key") };
     const results = await Promise.all(Array.from({ length: 8 }, () => calls.end(body, header)));
-    for (const result of results) expect(result).toEqual(results[0]);
+    for (const result of results) expect(reply(result)).toEqual(reply(results[0]));
     expect(results[0].status).toBe(200);
     const later = await calls.start({ call_id: next("call"), identity_hints: hints });
     expect(later.body.open_intents).toEqual([{ intent: "upgrade", status: "open", attempt_count: 1 }]);
@@ -91,14 +78,9 @@ describe.each(
   });
 
   test("keys are scoped per account: another account's key of the same value is its own", async () => {
-    const other = await createAccountWithKey(server.url);
-    const theirs = bothProtocols(
-      () => server.url,
-      () => other.apiKey,
-    )
-      .find((p) => p.protocol === protocol)!
-      .connect();
-    try {
+    const other = await createAccountWithKey(fixture.server.url);
+    const theirs = forKey(fixture.calls, protocol, other.apiKey);
+    {
       const value = next("shared-key");
       const mine = await startedCall();
       const theirCall = next("call");
@@ -113,22 +95,24 @@ describe.each(
       );
       expect(res.status).toBe(200);
       expect(res.body.call_id).toBe(theirCall);
-    } finally {
-      theirs.close();
     }
   });
 });
 
 describe("Idempotency-Key over REST", () => {
   test("the replay is byte-for-byte the first response", async () => {
-    const start = await request(server.url, "POST", "/v1/calls/start", {
-      token: key,
+    const start = await request(fixture.server.url, "POST", "/v1/calls/start", {
+      token: fixture.apiKey,
       body: { call_id: "bytes-1", identity_hints: { ani: "+14155550950" } },
     });
     const send = () =>
-      fetch(new URL("/v1/calls/end", server.url), {
+      fetch(new URL("/v1/calls/end", fixture.server.url), {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": "bytes-key" },
+        headers: {
+          authorization: `Bearer ${fixture.apiKey}`,
+          "content-type": "application/json",
+          "idempotency-key": "bytes-key",
+        },
         body: JSON.stringify({ call_id: "bytes-1", customer_ref: start.body.customer_ref, variables: { a: "1" } }),
       });
     const first = await send();

@@ -1,31 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { bothProtocols, type CallClient } from "../helpers/call-clients.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { TRANSPORTS } from "../helpers/call-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 const clock = createManualClock(new Date("2026-03-01T12:00:00.000Z"));
-let server: TestServer;
-let key: string;
+const fixture = useTestServer({ clock });
 
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-  ({ apiKey: key } = await createAccountWithKey(server.url));
-});
-afterAll(() => server.stop());
-
-describe.each(
-  bothProtocols(
-    () => server.url,
-    () => key,
-  ),
-)("intents and variables over $protocol", ({ protocol, connect }) => {
-  let calls: CallClient;
+describe.each(TRANSPORTS)("intents and variables over %s", (protocol) => {
+  const calls = fixture.over(protocol);
   let n = 0;
-  beforeAll(() => {
-    calls = connect();
-  });
-  afterAll(() => calls.close());
 
   /** One whole call of a caller known by a fresh external id: start, then end with `end`. */
   function caller() {

@@ -1,33 +1,16 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bothProtocols, type CallClient } from "../helpers/call-clients.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { describe, expect, test } from "vitest";
+import { TRANSPORTS } from "../helpers/call-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
-let server: TestServer;
-let key: string;
+const fixture = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ apiKey: key } = await createAccountWithKey(server.url));
-});
-afterAll(() => server.stop());
-
-describe.each(
-  bothProtocols(
-    () => server.url,
-    () => key,
-  ),
-)("caller numbers over $protocol", ({ protocol, connect }) => {
-  let calls: CallClient;
+describe.each(TRANSPORTS)("caller numbers over %s", (protocol) => {
+  const calls = fixture.over(protocol);
   let n = 0;
   const next = () => `${protocol}-phone-${++n}`;
-  beforeAll(() => {
-    calls = connect();
-  });
-  afterAll(() => calls.close());
 
   test("+1 415 number with and without the plus is the same caller", async () => {
-    const digits = protocol === "REST" ? "4155550401" : "4155550402";
+    const digits = protocol === "rest" ? "4155550401" : "4155550402";
     const first = await calls.start({ call_id: next(), identity_hints: { ani: `+1${digits}` } });
     const second = await calls.start({
       call_id: next(),
@@ -40,7 +23,7 @@ describe.each(
   });
 
   test("a repeat caller on an unknown line within a day scores 0.4 and is asked to confirm", async () => {
-    const ani = protocol === "REST" ? "+14155550403" : "+14155550404";
+    const ani = protocol === "rest" ? "+14155550403" : "+14155550404";
     await calls.start({ call_id: next(), identity_hints: { ani } });
     const again = await calls.start({ call_id: next(), identity_hints: { ani } });
     expect(again.body.identity).toEqual({
@@ -52,7 +35,7 @@ describe.each(
   });
 
   test("a landline repeat caller within a day scores 0.4", async () => {
-    const ani = protocol === "REST" ? "+14155550405" : "+14155550406";
+    const ani = protocol === "rest" ? "+14155550405" : "+14155550406";
     await calls.start({ call_id: next(), identity_hints: { ani }, telco: { line_type: "landline" } });
     const again = await calls.start({ call_id: next(), identity_hints: { ani }, telco: { line_type: "landline" } });
     expect(again.body.identity.confidence).toBe(0.4);
@@ -60,7 +43,7 @@ describe.each(
   });
 
   test("a toll-free number is recognised from the number itself", async () => {
-    const ani = protocol === "REST" ? "+18005550407" : "+18005550408";
+    const ani = protocol === "rest" ? "+18005550407" : "+18005550408";
     await calls.start({ call_id: next(), identity_hints: { ani }, telco: { line_type: "mobile" } });
     const again = await calls.start({ call_id: next(), identity_hints: { ani }, telco: { line_type: "mobile" } });
     expect(again.body.identity.sources[0]).toBe("ani:toll_free");
@@ -75,7 +58,7 @@ describe.each(
   });
 
   test("hints pointing at different customers: the highest score wins", async () => {
-    const ani = protocol === "REST" ? "+14155550409" : "+14155550410";
+    const ani = protocol === "rest" ? "+14155550409" : "+14155550410";
     const external = { crm: next() };
     const byPhone = await calls.start({ call_id: next(), identity_hints: { ani }, telco: { line_type: "landline" } });
     const byCrm = await calls.start({ call_id: next(), identity_hints: { external_ids: external } });

@@ -1,36 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { sweepOnce } from "../../src/store/sweeper.ts";
-import { bothProtocols, type CallClient } from "../helpers/call-clients.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { TRANSPORTS } from "../helpers/call-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 const clock = createManualClock(new Date("2026-01-10T10:00:00.000Z"));
-let server: TestServer;
-let key: string;
+const fixture = useTestServer({ clock });
 
-beforeAll(async () => {
-  server = await startTestServer({ clock });
-  ({ apiKey: key } = await createAccountWithKey(server.url));
-});
-afterAll(() => server.stop());
+const sweep = () => sweepOnce(fixture.server.context.database.db, clock.now(), 1000);
 
-const sweep = () => sweepOnce(server.context.database.db, clock.now(), 1000);
-
-describe.each(
-  bothProtocols(
-    () => server.url,
-    () => key,
-  ),
-)("retention over $protocol", ({ protocol, connect }) => {
-  let calls: CallClient;
+describe.each(TRANSPORTS)("retention over %s", (protocol) => {
+  const calls = fixture.over(protocol);
   let n = 0;
   const next = (label: string) => `${protocol}-${label}-${++n}`;
-  beforeAll(() => {
-    calls = connect();
-  });
-  afterAll(() => calls.close());
 
   test("context older than 90 days is no longer matched, and the sweeper purges it", async () => {
     const hints = { external_ids: { crm_id: next("crm") } };
@@ -82,10 +65,7 @@ describe.each(
 
 describe("sweeper", () => {
   test("works in bounded batches", async () => {
-    const calls = bothProtocols(
-      () => server.url,
-      () => key,
-    )[0].connect();
+    const calls = fixture.over("rest");
     for (let i = 0; i < 5; i++) {
       const callId = `batch-${i}`;
       const started = await calls.start({ call_id: callId, identity_hints: { external_ids: { batch: String(i) } } });
@@ -96,11 +76,11 @@ describe("sweeper", () => {
       });
     }
     clock.advance(2000);
-    const first = await sweepOnce(server.context.database.db, clock.now(), 2);
+    const first = await sweepOnce(fixture.server.context.database.db, clock.now(), 2);
     expect(first?.variables).toBe(2);
-    const second = await sweepOnce(server.context.database.db, clock.now(), 2);
+    const second = await sweepOnce(fixture.server.context.database.db, clock.now(), 2);
     expect(second?.variables).toBe(2);
-    const third = await sweepOnce(server.context.database.db, clock.now(), 2);
+    const third = await sweepOnce(fixture.server.context.database.db, clock.now(), 2);
     expect(third?.variables).toBe(1);
   });
 });

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { describe, expect, test } from "vitest";
+import { post, request } from "../helpers/rest-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
-let server: TestServer;
-let key: string;
+const fixture = useTestServer();
 
-beforeAll(async () => {
-  server = await startTestServer();
-  ({ apiKey: key } = await createAccountWithKey(server.url));
-});
-afterAll(() => server.stop());
-
-const start = (body: unknown) => post(server.url, "/v1/calls/start", key, body);
+const start = (body: unknown) => post(fixture.server.url, "/v1/calls/start", fixture.apiKey, body);
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe("POST /v1/calls/start 200", () => {
@@ -31,7 +24,7 @@ describe("POST /v1/calls/start 200", () => {
 
   test("a caller known by external id gets the stored context back", async () => {
     const first = await start({ call_id: "ctx-1", identity_hints: { external_ids: { crm_id: "C-1" } } });
-    const end = await post(server.url, "/v1/calls/end", key, {
+    const end = await post(fixture.server.url, "/v1/calls/end", fixture.apiKey, {
       call_id: "ctx-1",
       customer_ref: first.body.customer_ref,
       intent: "billing_question",
@@ -51,7 +44,10 @@ describe("POST /v1/calls/start 200", () => {
       call_id: "r6-1",
       identity_hints: { ani: "+14155550106", external_ids: { crm_id: "C-6" } },
     });
-    await post(server.url, "/v1/calls/end", key, { call_id: "r6-1", customer_ref: first.body.customer_ref });
+    await post(fixture.server.url, "/v1/calls/end", fixture.apiKey, {
+      call_id: "r6-1",
+      customer_ref: first.body.customer_ref,
+    });
     const res = await start({
       call_id: "r6-2",
       identity_hints: { ani: "+14155550106", external_ids: { crm_id: "C-6" } },
@@ -102,14 +98,20 @@ describe("POST /v1/calls/start 400", () => {
   });
 
   test("malformed JSON", async () => {
-    const res = await request(server.url, "POST", "/v1/calls/start", { token: key, rawBody: '{"call_id": ' });
+    const res = await request(fixture.server.url, "POST", "/v1/calls/start", {
+      token: fixture.apiKey,
+      rawBody: '{"call_id": ',
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Validation failed");
     expect(res.body.details.issues[0]).toEqual({ path: [], message: "Malformed JSON" });
   });
 
   test("a body that is not an object", async () => {
-    const res = await request(server.url, "POST", "/v1/calls/start", { token: key, rawBody: "[1,2]" });
+    const res = await request(fixture.server.url, "POST", "/v1/calls/start", {
+      token: fixture.apiKey,
+      rawBody: "[1,2]",
+    });
     expect(res.status).toBe(400);
     expect(res.body.details.issues[0]).toEqual({ path: [], message: "Expected a JSON object" });
   });
@@ -134,8 +136,8 @@ describe("POST /v1/calls/start 409", () => {
 
 describe("POST /v1/calls/start transport errors", () => {
   test("415 for a body that is not application/json", async () => {
-    const res = await request(server.url, "POST", "/v1/calls/start", {
-      token: key,
+    const res = await request(fixture.server.url, "POST", "/v1/calls/start", {
+      token: fixture.apiKey,
       rawBody: "call_id=1",
       headers: { "content-type": "text/plain" },
     });
@@ -144,8 +146,8 @@ describe("POST /v1/calls/start transport errors", () => {
   });
 
   test("413 for a body over 1 MiB", async () => {
-    const res = await request(server.url, "POST", "/v1/calls/start", {
-      token: key,
+    const res = await request(fixture.server.url, "POST", "/v1/calls/start", {
+      token: fixture.apiKey,
       rawBody: JSON.stringify({ call_id: "big", pad: "x".repeat(1024 * 1024) }),
     });
     expect(res.status).toBe(413);
@@ -153,7 +155,7 @@ describe("POST /v1/calls/start transport errors", () => {
   });
 
   test("404 in the error shape for an unknown route", async () => {
-    const res = await request(server.url, "GET", "/v1/nothing-here");
+    const res = await request(fixture.server.url, "GET", "/v1/nothing-here");
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "Not Found", message: expect.any(String) });
   });

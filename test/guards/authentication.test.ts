@@ -198,7 +198,7 @@ describe("200: a key's kind and account choose whose callers are known", () => {
 
     const res = await calls.start(via, prodKey, { call_id: uniqueCallId(), identity_hints: hints(crm) });
     expect(res.status).toBe(200);
-    expectNewCaller(via, res.body, known);
+    expectNewCaller(res.body, known);
   });
 
   test.each(TRANSPORTS)("a customer of account A is not matched for account B (%s)", async (via) => {
@@ -209,15 +209,15 @@ describe("200: a key's kind and account choose whose callers are known", () => {
 
     const res = await calls.start(via, b.apiKey, { call_id: uniqueCallId(), identity_hints: hints(crm) });
     expect(res.status).toBe(200);
-    expectNewCaller(via, res.body, known);
+    expectNewCaller(res.body, known);
   });
 
-  function expectNewCaller(via: string, body: any, knownRef: string) {
+  function expectNewCaller(body: any, knownRef: string) {
     expect(body.customer_ref).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.customer_ref).not.toBe(knownRef);
     expect(body.identity.confidence).toBe(0);
     expect(body.identity.sources).toEqual([]);
-    expect(body.identity.level).toBe(via === "rest" ? "low" : "IDENTITY_LEVEL_LOW");
+    expect(body.identity.level).toBe("low");
     expect(body.open_intents).toEqual([]);
     expect(body.variables).toEqual({});
   }
