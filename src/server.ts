@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
+import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
@@ -52,6 +53,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       rateLimiter: context.rateLimiter,
       monthlyAllowance: config.monthlyQuota,
       adminTokenHash: () => context.adminTokenHash,
+      budgetOf: (method) =>
+        method === CallerContextService.method.startCall
+          ? config.budgetMs.start
+          : method === CallerContextService.method.endCall
+            ? config.budgetMs.end
+            : undefined,
     });
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });

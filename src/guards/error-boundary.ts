@@ -15,6 +15,9 @@ export function errorBoundary(log: FastifyBaseLogger): Interceptor {
       return await next(req);
     } catch (error) {
       if (error instanceof ConnectError) throw error;
+      if (req.signal.aborted) {
+        throw new ConnectError("The request was cancelled or its deadline passed", Code.DeadlineExceeded);
+      }
       if (isDatabaseUnavailable(error)) {
         log.warn({ err: error, rpc: req.method.name }, "database unavailable");
         throw new ConnectError("Service temporarily unavailable", Code.Unavailable, {

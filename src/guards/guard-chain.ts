@@ -1,3 +1,4 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
@@ -9,9 +10,12 @@ import type { KeyVerifier } from "./key-verifier.ts";
 import { quotaGuard } from "./quota-guard.ts";
 import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import { timeBudget } from "./time-budget.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
-// gRPC alike: error boundary → authentication → rate limit → quota → handler.
+// gRPC alike: error boundary → time budget → authentication → rate limit →
+// quota → handler. The budget starts before the guards: their database work
+// is part of the time the caller waits.
 
 export interface GuardDependencies {
   readonly db: Db;
@@ -22,11 +26,14 @@ export interface GuardDependencies {
   readonly monthlyAllowance: MonthlyAllowance;
   /** SHA-256 of the admin token in force. */
   readonly adminTokenHash: () => string;
+  /** The time budget of a method, if it has one. */
+  readonly budgetOf: (method: DescMethod) => number | undefined;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
   return [
     errorBoundary(deps.log),
+    timeBudget(deps.budgetOf),
     authenticate(deps.keys, deps.adminTokenHash),
     rateLimitGuard(deps),
     quotaGuard(deps),

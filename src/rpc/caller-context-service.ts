@@ -7,6 +7,7 @@ import { validateEndCall } from "../domain/validate-end.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { chargeKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { endCall } from "../store/end-call.ts";
+import type { Operation } from "../store/operation.ts";
 import { startCall } from "../store/start-call.ts";
 import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
 import { withDomainErrors } from "./connect-errors.ts";
@@ -18,8 +19,7 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
     startCall: withDomainErrors(async (request, context) => {
       const principal = requirePrincipal(context);
       const input = validateStartCall(startRequestToInput(request), [...context.values.get(decodeIssuesKey)]);
-      const charge = context.values.get(chargeKey);
-      return startResultToResponse(await startCall(store, principal.tenant, input, app.clock.now(), charge));
+      return startResultToResponse(await startCall(store, principal.tenant, input, operationOf(context)));
     }),
     endCall: withDomainErrors(async (request, context) => {
       const principal = requirePrincipal(context);
@@ -27,10 +27,13 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
         ...context.values.get(decodeIssuesKey),
       ]);
       const key = idempotencyKeyOf(context.requestHeader);
-      const charge = context.values.get(chargeKey);
-      return endResultToResponse(await endCall(store, principal.tenant, command, key, app.clock.now(), charge));
+      return endResultToResponse(await endCall(store, principal.tenant, command, key, operationOf(context)));
     }),
   };
+
+  function operationOf(context: HandlerContext): Operation {
+    return { now: app.clock.now(), charge: context.values.get(chargeKey), signal: context.signal };
+  }
 }
 
 function requirePrincipal(context: HandlerContext): Principal {

@@ -6,12 +6,12 @@ import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { findCallForUpdate, markCallEnded } from "./call-repository.ts";
-import { type Charge, noCharge } from "./charge.ts";
 import { saveIntent, saveVariables } from "./context-repository.ts";
 import { customerExists, linkDnis, linkIdentifiers } from "./customer-repository.ts";
 import type { Db } from "./database.ts";
 import { claimIdempotencyKey, storeIdempotentResponse } from "./idempotency-repository.ts";
 import { identifiersOf } from "./identifiers.ts";
+import { inTransaction, type Operation } from "./operation.ts";
 import type { CallStoreOptions } from "./start-call.ts";
 
 /**
@@ -24,10 +24,10 @@ export async function endCall(
   tenant: Tenant,
   command: EndCallCommand,
   idempotencyKey: string | undefined,
-  now: Date,
-  charge: Charge = noCharge,
+  op: Operation,
 ): Promise<EndCallResult> {
-  return options.db.transaction().execute(async (trx) => {
+  const { now } = op;
+  return inTransaction(options.db, op, async (trx) => {
     if (idempotencyKey !== undefined) {
       const requestHash = fingerprintEndCall(command);
       const expiresAt = new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS);
@@ -39,8 +39,7 @@ export async function endCall(
             "Idempotency-Key was already used with a different request body",
           );
         }
-        // A replay is a successful call like any other.
-        await charge(trx);
+        // A replay is a successful call like any other, and is billed as one.
         return parseStoredResult(claim.response);
       }
     }
@@ -71,7 +70,6 @@ export async function endCall(
     if (idempotencyKey !== undefined) {
       await storeIdempotentResponse(trx, tenant, idempotencyKey, JSON.stringify(result));
     }
-    await charge(trx);
     return result;
   });
 }

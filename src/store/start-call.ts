@@ -7,7 +7,6 @@ import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { insertCall } from "./call-repository.ts";
-import { type Charge, noCharge } from "./charge.ts";
 import { listLiveVariables, listOpenIntents } from "./context-repository.ts";
 import {
   findIdentifierHits,
@@ -19,6 +18,7 @@ import {
 } from "./customer-repository.ts";
 import type { Db } from "./database.ts";
 import { identifiersOf } from "./identifiers.ts";
+import { inTransaction, type Operation } from "./operation.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -35,11 +35,11 @@ export async function startCall(
   options: CallStoreOptions,
   tenant: Tenant,
   input: StartCallInput,
-  now: Date,
-  charge: Charge = noCharge,
+  op: Operation,
 ): Promise<StartCallResult> {
+  const { now } = op;
   const hints = normalizeHints(input.identityHints, input.lineType, options.defaultRegion);
-  return options.db.transaction().execute(async (trx) => {
+  return inTransaction(options.db, op, async (trx) => {
     const match = await matchCustomer(trx, tenant, hints, now);
     const customerId = match?.customerId ?? randomUUID();
     if (match === undefined) await insertCustomer(trx, tenant, customerId, now);
@@ -57,7 +57,6 @@ export async function startCall(
     const shareContext = identity.recommendation !== "ignore";
     const openIntents = shareContext ? await listOpenIntents(trx, customerId) : [];
     const variables = shareContext ? await listLiveVariables(trx, customerId, now) : {};
-    await charge(trx);
     return { callId: input.callId, customerRef: customerId, callStart: now, identity, openIntents, variables };
   });
 }

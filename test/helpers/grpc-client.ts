@@ -29,6 +29,7 @@ export function callUnary<I extends DescMessage, O extends DescMessage>(
   method: DescMethodUnary<I, O>,
   input: MessageInitShape<I>,
   headers: Record<string, string> = {},
+  options: { deadlineMs?: number } = {},
 ): Promise<GrpcResult<O>> {
   const metadata = new grpc.Metadata();
   for (const [name, value] of Object.entries(headers)) metadata.set(name, value);
@@ -43,6 +44,7 @@ export function callUnary<I extends DescMessage, O extends DescMessage>(
       (bytes: Buffer) => fromBinary(method.output, bytes),
       create(method.input, input),
       metadata,
+      options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs },
       (error, response) => {
         if (error) keep(error.metadata);
         resolve({ response: response ?? undefined, error: error ?? undefined, metadata: received });
