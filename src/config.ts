@@ -25,6 +25,7 @@ const envSchema = z.object({
   DB_STATEMENT_TIMEOUT_MS: integer(5000, 100),
   REQUEST_TIMEOUT_MS: integer(10_000, 100),
   START_BUDGET_MS: integer(1000, 10),
+  AUTH_FAILURES_PER_MINUTE: integer(30, 1),
   END_BUDGET_MS: integer(5000, 10),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
   SWEEP_INTERVAL_MS: integer(60_000, 1000),
@@ -53,6 +54,8 @@ export interface Config {
   readonly sensitiveData: SensitiveDataPolicy;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
+  /** Failed authentications one client address may make per rolling minute before 429. */
+  readonly authFailuresPerMinute: number;
   /** How long a start or an end may take before the client gets 503 and the work is abandoned. */
   readonly budgetMs: { readonly start: number; readonly end: number };
   readonly shutdownGraceMs: number;
@@ -95,6 +98,7 @@ export function envToConfig(env: Env): Config {
     sensitiveData: e.SENSITIVE_DATA_POLICY,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     budgetMs: Object.freeze({ start: e.START_BUDGET_MS, end: e.END_BUDGET_MS }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),

@@ -45,14 +45,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       rateLimiter: config.redisUrl ? createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
     };
+    const failedAuthLimiter = createMemoryRateLimiter();
     const interceptors = createGuardChain({
       db: database.db,
       clock,
       log,
       keys: context.keys,
       rateLimiter: context.rateLimiter,
+      failedAuthLimiter,
       monthlyAllowance: config.monthlyQuota,
       adminTokenHash: () => context.adminTokenHash,
+      authFailuresPerMinute: config.authFailuresPerMinute,
       budgetOf: (method) =>
         method === CallerContextService.method.startCall
           ? config.budgetMs.start
@@ -74,6 +77,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       async close() {
         await app.close();
         await sweeper.stop();
+        await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();
       },

@@ -1,23 +1,66 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
+import type { Clock } from "../domain/clock.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
-import { principalKey } from "./context-values.ts";
+import { peerAddressKey, principalKey } from "./context-values.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
 import { accessOf } from "./method-access.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
 
-/** Public methods pass; admin methods need the admin token; every other method an API key. */
-export function authenticate(keys: KeyVerifier, adminTokenHash: () => string): Interceptor {
+export interface AuthenticateOptions {
+  readonly keys: KeyVerifier;
+  readonly adminTokenHash: () => string;
+  readonly clock: Clock;
+  /** Counts failed authentications per client address. */
+  readonly failures: RateLimiter;
+  /** Failed authentications one address may make per rolling minute before it is slowed down. */
+  readonly failuresPerMinute: number;
+}
+
+/**
+ * Public methods pass; admin methods need the admin token; every other
+ * method an API key. A client that keeps presenting bad credentials gets 429
+ * instead of 401 once it passes its failure allowance, so keys cannot be
+ * guessed at speed; valid keys from the same address are never counted.
+ */
+export function authenticate(options: AuthenticateOptions): Interceptor {
+  const refuse = async (message: string, peer: string) => {
+    const nowMs = options.clock.now().getTime();
+    const decision = await options.failures.hit(`authfail:${peer}`, options.failuresPerMinute, nowMs);
+    if (decision.allowed) return new ConnectError(message, Code.Unauthenticated);
+    const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
+    return new ConnectError(
+      "Too many failed authentication attempts",
+      Code.ResourceExhausted,
+      { "retry-after": String(retryAfter) },
+      [
+        {
+          desc: RateLimitExceededSchema,
+          value: create(RateLimitExceededSchema, {
+            retryAfterSeconds: retryAfter,
+            currentUsage: decision.count,
+            limit: options.failuresPerMinute,
+            resetAt: timestampFromMs(decision.retryAtMs),
+          }),
+        },
+      ],
+    );
+  };
   return (next) => async (req) => {
     const access = accessOf(req.method);
     if (access === "public") return next(req);
     const authorization = req.header.get("authorization");
+    const peer = req.contextValues.get(peerAddressKey);
     if (access === "admin") {
-      if (!isAdminAuthorization(authorization, adminTokenHash())) {
-        throw new ConnectError("Invalid or missing admin token", Code.Unauthenticated);
+      if (!isAdminAuthorization(authorization, options.adminTokenHash())) {
+        throw await refuse("Invalid or missing admin token", peer);
       }
       return next(req);
     }
-    const verification = await keys.verify(authorization);
-    if (!verification.ok) throw new ConnectError(verification.message, Code.Unauthenticated);
+    const verification = await options.keys.verify(authorization);
+    if (!verification.ok) throw await refuse(verification.message, peer);
     req.contextValues.set(principalKey, verification.principal);
     return next(req);
   };

@@ -34,3 +34,6 @@ export const restStatusKey = createContextKey<number>(200, { description: "REST 
 export const chargeKey = createContextKey<Charge | undefined>(undefined, {
   description: "bills the call inside its transaction",
 });
+
+/** The client's address as the host saw it, for limits per source. */
+export const peerAddressKey = createContextKey<string>("unknown", { description: "the client's address" });

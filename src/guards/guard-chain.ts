@@ -23,9 +23,12 @@ export interface GuardDependencies {
   readonly log: FastifyBaseLogger;
   readonly keys: KeyVerifier;
   readonly rateLimiter: RateLimiter;
+  readonly failedAuthLimiter: RateLimiter;
   readonly monthlyAllowance: MonthlyAllowance;
   /** SHA-256 of the admin token in force. */
   readonly adminTokenHash: () => string;
+  /** Failed authentications one client address may make per rolling minute. */
+  readonly authFailuresPerMinute: number;
   /** The time budget of a method, if it has one. */
   readonly budgetOf: (method: DescMethod) => number | undefined;
 }
@@ -34,7 +37,14 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
   return [
     errorBoundary(deps.log),
     timeBudget(deps.budgetOf),
-    authenticate(deps.keys, deps.adminTokenHash),
+    authenticate({
+      keys: deps.keys,
+      adminTokenHash: deps.adminTokenHash,
+      clock: deps.clock,
+      // Per instance: counting guesses needs no coordination to slow them down.
+      failures: deps.failedAuthLimiter,
+      failuresPerMinute: deps.authFailuresPerMinute,
+    }),
     rateLimitGuard(deps),
     quotaGuard(deps),
   ];

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type http from "node:http";
-import type { Interceptor } from "@connectrpc/connect";
+import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
+import { peerAddressKey } from "../guards/context-values.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
@@ -71,6 +72,7 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
+    contextValues: (request) => createContextValues().set(peerAddressKey, request.ip),
     routes(router) {
       for (const { service, implementation } of services) router.service(service, implementation as never);
     },

@@ -10,7 +10,7 @@ import {
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
-import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
+import { decodeIssuesKey, peerAddressKey, restStatusKey } from "../guards/context-values.ts";
 import { connectErrorToHttp, toConnectError } from "./error-response.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 
@@ -89,7 +89,7 @@ async function handle(
     url: request.url,
     requestSignal: abort.signal,
     requestHeader: headersOf(request),
-    contextValues: createContextValues().set(decodeIssuesKey, issues),
+    contextValues: createContextValues().set(decodeIssuesKey, issues).set(peerAddressKey, request.ip),
   });
   const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
   try {
