@@ -1,3 +1,5 @@
+import { MAX_REPORTED_ISSUES, MAX_REPORTED_PATH_SEGMENT_LENGTH } from "./limits.ts";
+
 // Errors as values: domain code reports what went wrong in its own terms and
 // never knows about HTTP or gRPC. src/rpc maps the code to a Connect code once.
 
@@ -32,5 +34,13 @@ export class DomainError extends Error {
 export const VALIDATION_FAILED = "Validation failed";
 
 export function validationError(issues: readonly FieldIssue[]): DomainError {
-  return new DomainError("invalid_argument", VALIDATION_FAILED, issues);
+  const reported = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => ({
+    path: issue.path.map((segment) =>
+      segment.length > MAX_REPORTED_PATH_SEGMENT_LENGTH
+        ? `${segment.slice(0, MAX_REPORTED_PATH_SEGMENT_LENGTH)}…`
+        : segment,
+    ),
+    message: issue.message,
+  }));
+  return new DomainError("invalid_argument", VALIDATION_FAILED, reported);
 }

@@ -13,9 +13,16 @@ export function checkRequired(issues: Issues, path: string[], value: string | un
   return true;
 }
 
-export function checkMaxLength(issues: Issues, path: string[], value: string | undefined, max: number): void {
-  if (value !== undefined && value.length > max) {
-    issues.push({ path, message: `Must be at most ${max} characters` });
+/**
+ * A string the store can keep as sent: at most `max` characters, no NUL
+ * (PostgreSQL text cannot hold U+0000) and no unpaired surrogate (it has no
+ * UTF-8 form and would come back as U+FFFD).
+ */
+export function checkText(issues: Issues, path: string[], value: string | undefined, max: number): void {
+  if (value === undefined) return;
+  if (value.length > max) issues.push({ path, message: `Must be at most ${max} characters` });
+  if (value.includes("\u0000") || !value.isWellFormed()) {
+    issues.push({ path, message: "Must be valid Unicode text without NUL characters" });
   }
 }
 

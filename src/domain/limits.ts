@@ -20,5 +20,11 @@ export const MAX_SOURCE_LENGTH = 128;
 export const MAX_RESOLUTION_FIELD_LENGTH = 256;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+// A 400 lists the first issues only, each path segment (a variable name, say)
+// cut short: over gRPC the list travels in a trailer, and HTTP/2 peers reset
+// the stream when a header block passes their limit (tens of KiB).
+export const MAX_REPORTED_ISSUES = 20;
+export const MAX_REPORTED_PATH_SEGMENT_LENGTH = 256;
+
 export const CONTEXT_RETENTION_DAYS = 90;
 export const CALL_ID_REUSE_DAYS = 30;

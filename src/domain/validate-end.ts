@@ -1,6 +1,6 @@
 import type { EndCallCommand, EndCallInput, IntentUpdateInput } from "./call.ts";
 import { validationError } from "./domain-error.ts";
-import { checkMaxEntries, checkMaxLength, checkNotEmpty, checkRequired, type Issues } from "./field-checks.ts";
+import { checkMaxEntries, checkNotEmpty, checkRequired, checkText, type Issues } from "./field-checks.ts";
 import {
   DEFAULT_VARIABLE_TTL_SECONDS,
   MAX_CALL_ID_LENGTH,
@@ -31,13 +31,13 @@ export function validateEndCall(
 ): EndCallCommand {
   const issues: Issues = [...earlier];
   if (checkRequired(issues, ["call_id"], input.callId)) {
-    checkMaxLength(issues, ["call_id"], input.callId, MAX_CALL_ID_LENGTH);
+    checkText(issues, ["call_id"], input.callId, MAX_CALL_ID_LENGTH);
   }
   if (input.customerRef === undefined && input.identityHints === undefined) {
     issues.push({ path: ["customer_ref"], message: "Either customer_ref or identity_hints is required" });
   }
   checkNotEmpty(issues, ["customer_ref"], input.customerRef);
-  checkMaxLength(issues, ["customer_ref"], input.customerRef, MAX_CUSTOMER_REF_LENGTH);
+  checkText(issues, ["customer_ref"], input.customerRef, MAX_CUSTOMER_REF_LENGTH);
   if (input.identityHints) checkIdentityHints(issues, input.identityHints);
 
   const simple =
@@ -83,8 +83,8 @@ function advancedIntents(issues: Issues, updates: readonly IntentUpdateInput[]):
     if (checkRequired(issues, [...path, "intent"], update.intent))
       checkIntentName(issues, [...path, "intent"], update.intent);
     if (update.status === undefined) issues.push({ path: [...path, "status"], message: "Required" });
-    checkMaxLength(issues, [...path, "resolution", "type"], update.resolution?.type, MAX_RESOLUTION_FIELD_LENGTH);
-    checkMaxLength(
+    checkText(issues, [...path, "resolution", "type"], update.resolution?.type, MAX_RESOLUTION_FIELD_LENGTH);
+    checkText(
       issues,
       [...path, "resolution", "external_reference"],
       update.resolution?.externalReference,
@@ -98,12 +98,12 @@ function advancedIntents(issues: Issues, updates: readonly IntentUpdateInput[]):
 
 function checkIntentName(issues: Issues, path: string[], intent: string): void {
   checkNotEmpty(issues, path, intent);
-  checkMaxLength(issues, path, intent, MAX_INTENT_LENGTH);
+  checkText(issues, path, intent, MAX_INTENT_LENGTH);
 }
 
 function checkVariableName(issues: Issues, path: string[], name: string): void {
   if (name === "") issues.push({ path, message: "Variable name must not be empty" });
-  checkMaxLength(issues, path, name, MAX_VARIABLE_NAME_LENGTH);
+  checkText(issues, path, name, MAX_VARIABLE_NAME_LENGTH);
 }
 
 function simpleVariables(
@@ -117,7 +117,7 @@ function simpleVariables(
   for (const [name, raw] of entries) {
     const path = ["variables", name];
     checkVariableName(issues, path, name);
-    checkMaxLength(issues, path, raw, MAX_VARIABLE_VALUE_LENGTH);
+    checkText(issues, path, raw, MAX_VARIABLE_VALUE_LENGTH);
     const value = screenVariableValue(issues, path, raw, policy);
     result.set(name, { value, source: null, ttlSeconds: DEFAULT_VARIABLE_TTL_SECONDS });
   }
@@ -135,8 +135,8 @@ function advancedVariables(
   for (const [name, update] of entries) {
     const path = ["variable_updates", name];
     checkVariableName(issues, path, name);
-    checkMaxLength(issues, [...path, "value"], update.value, MAX_VARIABLE_VALUE_LENGTH);
-    checkMaxLength(issues, [...path, "source"], update.source, MAX_SOURCE_LENGTH);
+    checkText(issues, [...path, "value"], update.value, MAX_VARIABLE_VALUE_LENGTH);
+    checkText(issues, [...path, "source"], update.source, MAX_SOURCE_LENGTH);
     const ttl = update.ttlSeconds ?? DEFAULT_VARIABLE_TTL_SECONDS;
     if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_VARIABLE_TTL_SECONDS) {
       issues.push({

@@ -1,5 +1,5 @@
 import type { IdentityHintsInput } from "./call.ts";
-import { checkMaxEntries, checkMaxLength, checkNotEmpty, type Issues } from "./field-checks.ts";
+import { checkMaxEntries, checkNotEmpty, checkText, type Issues } from "./field-checks.ts";
 import {
   MAX_CUSTOMER_REF_LENGTH,
   MAX_EXTERNAL_ID_KEY_LENGTH,
@@ -21,18 +21,18 @@ export function hasIdentifier(hints: IdentityHintsInput | undefined): boolean {
 export function checkIdentityHints(issues: Issues, hints: IdentityHintsInput): void {
   const base = ["identity_hints"];
   checkNotEmpty(issues, [...base, "ani"], hints.ani);
-  checkMaxLength(issues, [...base, "ani"], hints.ani, MAX_PHONE_LENGTH);
+  checkText(issues, [...base, "ani"], hints.ani, MAX_PHONE_LENGTH);
   checkNotEmpty(issues, [...base, "dnis"], hints.dnis);
-  checkMaxLength(issues, [...base, "dnis"], hints.dnis, MAX_PHONE_LENGTH);
+  checkText(issues, [...base, "dnis"], hints.dnis, MAX_PHONE_LENGTH);
   checkNotEmpty(issues, [...base, "customer_ref"], hints.customerRef);
-  checkMaxLength(issues, [...base, "customer_ref"], hints.customerRef, MAX_CUSTOMER_REF_LENGTH);
+  checkText(issues, [...base, "customer_ref"], hints.customerRef, MAX_CUSTOMER_REF_LENGTH);
   const entries = Object.entries(hints.externalIds);
   checkMaxEntries(issues, [...base, "external_ids"], entries.length, MAX_EXTERNAL_IDS);
   for (const [key, value] of entries) {
     const path = [...base, "external_ids", key];
     if (key === "") issues.push({ path, message: "Key must not be empty" });
-    checkMaxLength(issues, path, key, MAX_EXTERNAL_ID_KEY_LENGTH);
+    checkText(issues, path, key, MAX_EXTERNAL_ID_KEY_LENGTH);
     checkNotEmpty(issues, path, value);
-    checkMaxLength(issues, path, value, MAX_EXTERNAL_ID_VALUE_LENGTH);
+    checkText(issues, path, value, MAX_EXTERNAL_ID_VALUE_LENGTH);
   }
 }

@@ -1,6 +1,6 @@
 import type { StartCallInput } from "./call.ts";
 import { validationError } from "./domain-error.ts";
-import { checkMaxLength, checkRequired, type Issues } from "./field-checks.ts";
+import { checkRequired, checkText, type Issues } from "./field-checks.ts";
 import { MAX_CALL_ID_LENGTH } from "./limits.ts";
 import { checkIdentityHints, hasIdentifier } from "./validate-hints.ts";
 
@@ -8,7 +8,7 @@ import { checkIdentityHints, hasIdentifier } from "./validate-hints.ts";
 export function validateStartCall(input: StartCallInput, earlier: Issues = []): StartCallInput {
   const issues: Issues = [...earlier];
   if (checkRequired(issues, ["call_id"], input.callId)) {
-    checkMaxLength(issues, ["call_id"], input.callId, MAX_CALL_ID_LENGTH);
+    checkText(issues, ["call_id"], input.callId, MAX_CALL_ID_LENGTH);
   }
   if (!hasIdentifier(input.identityHints)) {
     issues.push({

@@ -13,15 +13,37 @@ export interface QuotaGuardOptions {
   readonly monthlyAllowance: MonthlyAllowance;
 }
 
+/** How long a positive credit count seen by this instance spares the check before the handler. */
+export const KNOWN_CREDITS_TTL_MS = 500;
+const MAX_KNOWN_ACCOUNTS = 10_000;
+
 /**
  * The monthly quota. An account with no credit left is refused before the
  * handler runs. Otherwise the handler's transaction takes the credit as its
  * last statement (the charge in the context), so only calls that commit are
  * billed and concurrent calls never take more credits than there are: a call
  * that finds the last one gone rolls back and is refused too.
+ *
+ * The check before the handler is an early answer, not the rule, so a credit
+ * count this instance saw less than half a second ago stands in for it on the
+ * hot path; only positive counts are remembered, so an account that ran out
+ * is always looked up afresh (and a top-up is seen at once).
  */
 export function quotaGuard(options: QuotaGuardOptions): Interceptor {
   const { db, clock, monthlyAllowance } = options;
+  const knownCredits = new Map<string, { credits: number; seenAt: number }>();
+  const remember = (accountId: string, credits: number) => {
+    if (credits <= 0) return knownCredits.delete(accountId);
+    if (knownCredits.size >= MAX_KNOWN_ACCOUNTS) knownCredits.clear();
+    knownCredits.set(accountId, { credits, seenAt: performance.now() });
+  };
+  const creditsBefore = async (accountId: string) => {
+    const known = knownCredits.get(accountId);
+    if (known !== undefined && performance.now() - known.seenAt < KNOWN_CREDITS_TTL_MS) return known.credits;
+    const credits = await creditsLeft(db, accountId, clock.now(), monthlyAllowance);
+    remember(accountId, credits);
+    return credits;
+  };
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
     if (principal === undefined) return next(req);
@@ -34,13 +56,14 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
         },
       ]);
 
-    const before = await creditsLeft(db, accountId, clock.now(), monthlyAllowance);
+    const before = await creditsBefore(accountId);
     if (before <= 0) throw exhausted();
 
     let after: number | undefined;
     let refused = false;
     const charge: Charge = async (trx) => {
       after = await takeCredit(trx, accountId, clock.now(), monthlyAllowance);
+      remember(accountId, after ?? 0);
       if (after === undefined) {
         refused = true;
         throw exhausted();

@@ -14,6 +14,7 @@ import { createHealthService } from "../rpc/health-service.ts";
 import { body } from "./error-response.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
+import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 
 /**
  * The Fastify host: REST routes from the proto, plus Connect, gRPC-Web and
@@ -49,7 +50,8 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        // The path only: a client may put a secret in the query string.
+        url: request.url.split("?")[0],
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
       },
@@ -72,9 +74,12 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
+    // The REST body limit holds for every protocol, before and after decompression.
+    readMaxBytes: config.bodyLimitBytes,
     contextValues: (request) => createContextValues().set(peerAddressKey, request.ip),
     routes(router) {
       for (const { service, implementation } of services) router.service(service, implementation as never);
+      router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withUnreadableAsInvalidArgument));
     },
   });
   return fastify;

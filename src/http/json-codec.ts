@@ -160,7 +160,8 @@ function encodeField(field: DescField, value: unknown): Json {
             : (item as Json),
       );
     case "map": {
-      const out: Record<string, Json> = {};
+      // No prototype, as in decoding: an entry named "__proto__" is kept, not swallowed.
+      const out: Record<string, Json> = Object.create(null);
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
         out[key] =
           field.mapKind === "message"

@@ -49,6 +49,9 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortSer
   // http.Server tracks its connections (for timeouts and closeIdleConnections)
   // only once it has seen 'listening'; it never listens itself.
   outer.on("listening", () => http1.emit("listening"));
+  // Fastify answers requests Node could not parse (headers too large, a bad
+  // request line, a timeout) with a JSON error, listening on the server it was given.
+  http1.on("clientError", (error, socket) => outer.emit("clientError", error, socket));
 
   let closing = false;
   const closeIdle = () => {

@@ -23,6 +23,8 @@ export interface RestService {
   readonly implementation: object;
 }
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** What the JSON body parser hands the route: the parsed value, or that it could not be parsed. */
 type ParsedBody = { readonly json: unknown } | { readonly malformed: true };
 
@@ -33,9 +35,11 @@ export function registerRestRoutes(
 ): void {
   // JSON only: any other Content-Type is answered 415 by Fastify.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, raw, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_req, raw, done) => {
     try {
-      done(null, { json: raw === "" ? undefined : JSON.parse(raw as string) } satisfies ParsedBody);
+      // JSON is UTF-8; bytes that are not would otherwise be stored as U+FFFD without a word.
+      const text = UTF8.decode(raw as Buffer);
+      done(null, { json: text === "" ? undefined : JSON.parse(text) } satisfies ParsedBody);
     } catch {
       done(null, { malformed: true } satisfies ParsedBody);
     }

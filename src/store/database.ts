@@ -27,6 +27,9 @@ export async function createDatabase(config: Config): Promise<Database> {
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
+    // So does a checked-out client between two statements of a transaction (the pool
+    // listens only while a client is idle); its next statement fails instead, answered with 503.
+    pool.on("connect", (client) => client.on("error", () => {}));
     return wrap(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), "postgres");
   }
   const pglite = await openPglite(target.dataDir);

@@ -5,19 +5,20 @@ import { DomainError } from "../domain/domain-error.ts";
 import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { findCallForUpdate, markCallEnded } from "./call-repository.ts";
-import { saveIntent, saveVariables } from "./context-repository.ts";
-import { customerExists, linkDnis, linkIdentifiers } from "./customer-repository.ts";
-import type { Db } from "./database.ts";
-import { claimIdempotencyKey, storeIdempotentResponse } from "./idempotency-repository.ts";
-import { identifiersOf } from "./identifiers.ts";
+import { closeCall, whyNotClosed } from "./close-call.ts";
+import { claimIdempotencyKey } from "./idempotency-repository.ts";
 import { inTransaction, type Operation } from "./operation.ts";
+import { recordEnd } from "./record-end.ts";
 import type { CallStoreOptions } from "./start-call.ts";
 
 /**
  * The end of a call, in one transaction: claim the idempotency key (or replay
- * the response it already holds), close the call, save intents and variables,
- * and link the hints given at end to the customer.
+ * the response it already holds), close the call, save what the call
+ * produced, and bill it.
+ *
+ * The customer_ref sent at end names the customer the context belongs to
+ * (the agent may have identified the caller during the call); without one,
+ * the customer matched at start keeps it.
  */
 export async function endCall(
   options: CallStoreOptions,
@@ -44,48 +45,32 @@ export async function endCall(
       }
     }
 
-    const call = await findCallForUpdate(trx, tenant, command.callId);
-    if (call === undefined) throw new DomainError("not_found", `Call '${command.callId}' was never started`);
-    if (call.call_end !== null)
-      throw new DomainError("failed_precondition", `Call '${command.callId}' has already ended`);
-
-    const customerId = await resolveCustomer(trx, tenant, command.customerRef, call.customer_id);
-    const hints = normalizeHints(command.identityHints, undefined, options.defaultRegion);
-    await linkIdentifiers(trx, tenant, customerId, identifiersOf(hints), now);
-    if (hints.dnisKey !== undefined) await linkDnis(trx, customerId, hints.dnisKey, now);
-
-    await markCallEnded(trx, tenant, command.callId, customerId, now);
-    for (const intent of command.intents) await saveIntent(trx, customerId, intent, now);
-    await saveVariables(trx, customerId, command.variables, now);
+    const { customerRef } = command;
+    const usableRef = customerRef === undefined || isCustomerRef(customerRef);
+    const closed = usableRef
+      ? await closeCall(trx, tenant, command.callId, customerRef?.toLowerCase(), now)
+      : undefined;
+    if (closed === undefined) throw await whyNotClosed(trx, tenant, command.callId, customerRef);
 
     const result: EndCallResult = {
       callId: command.callId,
-      customerRef: customerId,
-      callStart: call.call_start,
+      customerRef: closed.customerId,
+      callStart: closed.callStart,
       callEnd: now,
-      durationSeconds: (now.getTime() - call.call_start.getTime()) / 1000,
+      durationSeconds: (now.getTime() - closed.callStart.getTime()) / 1000,
       intentsUpdated: command.intents.length,
       variablesUpdated: command.variables.size,
     };
-    if (idempotencyKey !== undefined) {
-      await storeIdempotentResponse(trx, tenant, idempotencyKey, JSON.stringify(result));
-    }
+    await recordEnd(trx, tenant, {
+      customerId: closed.customerId,
+      hints: normalizeHints(command.identityHints, undefined, options.defaultRegion),
+      intents: command.intents,
+      variables: command.variables,
+      now,
+      idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, response: JSON.stringify(result) },
+    });
     return result;
   });
-}
-
-/**
- * The customer_ref sent at end names the customer the context belongs to
- * (the agent may have identified the caller during the call); without one,
- * the customer matched at start keeps it.
- */
-async function resolveCustomer(trx: Db, tenant: Tenant, customerRef: string | undefined, startCustomer: string) {
-  if (customerRef === undefined) return startCustomer;
-  const id = customerRef.toLowerCase();
-  if (!isCustomerRef(customerRef) || !(await customerExists(trx, tenant, id))) {
-    throw new DomainError("not_found", `Customer '${customerRef}' not found`);
-  }
-  return id;
 }
 
 function parseStoredResult(json: string): EndCallResult {

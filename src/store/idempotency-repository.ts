@@ -49,13 +49,3 @@ export async function claimIdempotencyKey(
   // A committed claim always carries its response: both are written in one transaction.
   return { kind: "replay", requestHash: row.request_hash, response: row.response ?? "" };
 }
-
-export async function storeIdempotentResponse(db: Db, tenant: Tenant, key: string, response: string): Promise<void> {
-  await db
-    .updateTable("idempotency_keys")
-    .set({ response })
-    .where("account_id", "=", tenant.accountId)
-    .where("mode", "=", tenant.mode)
-    .where("key", "=", key)
-    .execute();
-}

@@ -115,6 +115,3 @@ export interface Schema {
 export type AccountRow = Selectable<AccountTable>;
 export type NewAccountRow = Insertable<AccountTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
-export type CallRow = Selectable<CallTable>;
-export type IntentRow = Selectable<IntentTable>;
-export type VariableRow = Selectable<VariableTable>;

@@ -1,0 +1,79 @@
+import { sql } from "kysely";
+import type { NormalizedHints } from "../domain/caller-hints.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import type { Db } from "./database.ts";
+import { identifiersOf } from "./identifiers.ts";
+
+/** What one stored customer has in common with a caller's hints: the facts the score needs. */
+export interface CandidateFacts {
+  readonly customerId: string;
+  readonly lastCallAt: Date;
+  readonly aniMatch: boolean;
+  readonly externalIdMatch: boolean;
+  readonly customerRefMatch: boolean;
+  readonly hasOpenIntent: boolean;
+  readonly calledDnis: boolean;
+}
+
+/**
+ * Every customer of the tenant that any hint points at, with its facts, in
+ * one round trip: identifier hits by primary key, customer_ref by id, and
+ * only customers with a call since `matchableSince` (the retention window).
+ */
+export async function findCandidates(
+  db: Db,
+  tenant: Tenant,
+  hints: NormalizedHints,
+  matchableSince: Date,
+): Promise<CandidateFacts[]> {
+  const identifiers = identifiersOf(hints);
+  if (identifiers.length === 0 && hints.customerRef === undefined) return [];
+  const { rows } = await sql<{
+    id: string;
+    last_call_at: Date;
+    ani: boolean;
+    external_id: boolean;
+    customer_ref: boolean;
+    has_open_intent: boolean;
+    called_dnis: boolean;
+  }>`
+    with wanted as (
+      select * from unnest(
+        ${identifiers.map((id) => id.kind)}::text[],
+        ${identifiers.map((id) => id.namespace)}::text[],
+        ${identifiers.map((id) => id.value)}::text[]
+      ) as w (kind, namespace, value)
+    ),
+    hits as (
+      select i.customer_id, i.kind
+      from wanted w
+      join customer_identifiers i
+        on i.account_id = ${tenant.accountId} and i.mode = ${tenant.mode}
+        and i.kind = w.kind and i.namespace = w.namespace and i.value = w.value
+      union all
+      select ${hints.customerRef ?? null}::uuid, 'customer_ref' where ${hints.customerRef ?? null}::uuid is not null
+    )
+    select
+      c.id,
+      c.last_call_at,
+      bool_or(h.kind = 'ani') as ani,
+      bool_or(h.kind = 'external_id') as external_id,
+      bool_or(h.kind = 'customer_ref') as customer_ref,
+      exists (select 1 from intents i where i.customer_id = c.id and i.status = 'open') as has_open_intent,
+      exists (select 1 from customer_dnis d where d.customer_id = c.id and d.dnis = ${hints.dnisKey ?? null}::text)
+        as called_dnis
+    from hits h
+    join customers c on c.id = h.customer_id
+    where c.account_id = ${tenant.accountId} and c.mode = ${tenant.mode} and c.last_call_at >= ${matchableSince}
+    group by c.id, c.last_call_at
+  `.execute(db);
+  return rows.map((row) => ({
+    customerId: row.id,
+    lastCallAt: row.last_call_at,
+    aniMatch: row.ani,
+    externalIdMatch: row.external_id,
+    customerRefMatch: row.customer_ref,
+    hasOpenIntent: row.has_open_intent,
+    calledDnis: row.called_dnis,
+  }));
+}
