@@ -3,7 +3,7 @@ import type { EndCallCommand } from "../domain/call.ts";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Db } from "./database.ts";
-import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
+import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
 export interface EndRecord {
   readonly customerId: string;
@@ -24,27 +24,11 @@ export interface EndRecord {
 export async function recordEnd(db: Db, tenant: Tenant, record: EndRecord): Promise<void> {
   const { accountId, mode } = tenant;
   const { customerId, now } = record;
-  const identifiers = sortIdentifiers(identifiersOf(record.hints));
   const intents = record.intents;
   const variables = [...record.variables];
   await sql`
-    with identifiers as (
-      insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
-      select ${accountId}, ${mode}, w.kind, w.namespace, w.value, ${customerId}, ${now}
-      from unnest(
-        ${identifiers.map((id) => id.kind)}::text[],
-        ${identifiers.map((id) => id.namespace)}::text[],
-        ${identifiers.map((id) => id.value)}::text[]
-      ) as w (kind, namespace, value)
-      on conflict (account_id, mode, kind, namespace, value) do update
-        set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
-    ),
-    dialled as (
-      insert into customer_dnis (customer_id, dnis, last_seen_at)
-      select ${customerId}, ${record.hints.dnisKey ?? null}::text, ${now}
-      where ${record.hints.dnisKey ?? null}::text is not null
-      on conflict (customer_id, dnis) do update set last_seen_at = excluded.last_seen_at
-    ),
+    with identifiers as (${linkIdentifiers(tenant, customerId, record.hints, now)}),
+    dialled as (${linkDialledNumber(customerId, record.hints, now)}),
     saved_intents as (
       insert into intents
         (customer_id, name, status, attempt_count, resolution_type, resolution_external_reference, updated_at)

@@ -3,7 +3,7 @@ import type { OpenIntent, StoredVariable } from "../domain/call.ts";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Db } from "./database.ts";
-import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
+import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
 export interface StartRecord {
   readonly callId: string;
@@ -33,7 +33,6 @@ export type StartWrite =
  * are linked to the customer; the customer's last call moves to now.
  */
 export async function recordStart(db: Db, tenant: Tenant, record: StartRecord): Promise<StartWrite> {
-  const identifiers = sortIdentifiers(identifiersOf(record.hints));
   const { accountId, mode } = tenant;
   const { now, customerId } = record;
   const { rows } = await sql<{
@@ -57,23 +56,8 @@ export async function recordStart(db: Db, tenant: Tenant, record: StartRecord): 
       update customers set last_call_at = ${now}
       where id = ${customerId} and not ${record.newCustomer} and exists (select 1 from call)
     ),
-    identifiers as (
-      insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
-      select ${accountId}, ${mode}, w.kind, w.namespace, w.value, ${customerId}, ${now}
-      from call, unnest(
-        ${identifiers.map((id) => id.kind)}::text[],
-        ${identifiers.map((id) => id.namespace)}::text[],
-        ${identifiers.map((id) => id.value)}::text[]
-      ) as w (kind, namespace, value)
-      on conflict (account_id, mode, kind, namespace, value) do update
-        set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
-    ),
-    dialled as (
-      insert into customer_dnis (customer_id, dnis, last_seen_at)
-      select ${customerId}, ${record.hints.dnisKey ?? null}::text, ${now}
-      from call where ${record.hints.dnisKey ?? null}::text is not null
-      on conflict (customer_id, dnis) do update set last_seen_at = excluded.last_seen_at
-    )
+    identifiers as (${linkIdentifiers(tenant, customerId, record.hints, now, sql`call`)}),
+    dialled as (${linkDialledNumber(customerId, record.hints, now, sql`call`)})
     select
       exists (select 1 from call) as started,
       coalesce((
