@@ -131,3 +131,36 @@ describe("a revocation reaches the other instance", () => {
     await annotate(`revocation seen by the other instance after ${Math.round(elapsed)} ms`);
   });
 });
+
+describe("two instances share one idempotency record", () => {
+  test("the same end with one Idempotency-Key sent 10 times at once over both instances: one save, ten identical 200s", async ({
+    annotate,
+  }) => {
+    const { accountId, apiKey } = await createAccountWithKey(instances[0].url, { tier: "growth", quota: 100 });
+    const callId = uniqueCallId("idem");
+    const crm = uniqueCallId("crm");
+    const started = await clients[0].start("rest", apiKey, {
+      call_id: callId,
+      identity_hints: { external_ids: { crm_id: crm } },
+    });
+    expect(started.status).toBe(200);
+    const end = { call_id: callId, customer_ref: started.body.customer_ref, intent: "refund", intent_status: "open" };
+    const headers = { "Idempotency-Key": uniqueCallId("key") };
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => clients[i % 2].end("rest", apiKey, end, headers)),
+    );
+    expect(countStatuses(outcomes)).toEqual({ 200: 10 });
+    for (const outcome of outcomes) expect(outcome.body).toEqual(outcomes[0].body);
+
+    const later = await clients[1].start("rest", apiKey, {
+      call_id: uniqueCallId("later"),
+      identity_hints: { external_ids: { crm_id: crm } },
+    });
+    expect(later.body.open_intents).toEqual([{ intent: "refund", status: "open", attempt_count: 1 }]);
+    // Each replay is a successful call and is billed: start + 10 ends + the later start.
+    expect(await quotaOf(instances[0].url, accountId)).toBe(100 - 12);
+    await annotate(
+      `one Idempotency-Key, 10 concurrent ends over two instances: ${JSON.stringify(countStatuses(outcomes))}`,
+    );
+  });
+});
