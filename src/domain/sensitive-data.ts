@@ -8,8 +8,10 @@ export type SensitiveDataPolicy = "reject" | "redact" | "off";
 
 export const REDACTED = "[REDACTED]";
 
-// Runs of digit groups joined by single spaces or dashes ("4111 1111 1111 1111").
-const DIGIT_GROUPS = /\d+(?:[ -]\d+)*/g;
+// Runs of digit groups joined by single spaces or dashes ("4111 1111 1111 1111"),
+// standing apart from letters: digits inside an identifier such as a UUID
+// ("…-b582-4075157337f6") are not a card number written out.
+const DIGIT_GROUPS = /(?<![0-9A-Za-z])\d+(?:[ -]\d+)*(?![0-9A-Za-z])/g;
 // AAA-GG-SSSS with the ranges the SSA never issues left out.
 const SSN = /(?<!\d)(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?!\d)/;
 

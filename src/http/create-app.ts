@@ -26,6 +26,9 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
     loggerInstance: app.log,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // While closing, requests that still arrive on open connections are served
+    // (within the shutdown grace) rather than refused with a bare 503.
+    return503OnClosing: false,
     requestIdHeader: "x-request-id",
     genReqId: () => randomUUID(),
     serverFactory: (handler) =>

@@ -83,3 +83,13 @@ describe("card numbers among other digit groups", () => {
     },
   );
 });
+
+describe("digits inside identifiers", () => {
+  test.each([
+    "marker-a3969093-07ee-4b70-b582-4075157337f6",
+    "a3969093-07ee-4b70-b582-4075157337f6",
+    "order 4111111111111111x",
+  ])("%s is not a card number", (value) => {
+    expect(looksSensitive(value)).toBe(false);
+  });
+});

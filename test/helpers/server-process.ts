@@ -11,9 +11,21 @@ const START_TIMEOUT_MS = 30_000;
 
 export interface ServerProcess {
   readonly url: string;
+  readonly pid: number;
   /** Every stdout and stderr line so far, for failure messages. */
   readonly output: string[];
+  /** Settles when the process has exited, with its exit code or the signal that ended it. */
+  readonly exited: Promise<ProcessExit>;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** Sends a signal and returns at once. */
+  kill(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
+}
+
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
@@ -23,6 +35,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
+  const exited = new Promise<ProcessExit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => fail(`no "caller context listening" within ${START_TIMEOUT_MS} ms`),
@@ -52,7 +67,11 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   return {
     url,
+    pid: child.pid ?? 0,
     output,
+    exited,
+    running: () => child.exitCode === null && child.signalCode === null,
+    kill: (signal) => void child.kill(signal),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");

@@ -1,0 +1,213 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  type CallClient,
+  type CallOutcome,
+  createCallClient,
+  TRANSPORTS,
+  type Transport,
+} from "../helpers/call-client.ts";
+import { type Caller, endBodyOf, newCaller, startBodyOf, unreadableCallers } from "../helpers/callers.ts";
+import { createAccountWithKey, type JsonResponse, request } from "../helpers/rest-client.ts";
+import { type ServerProcess, startServerProcess } from "../helpers/server-process.ts";
+import { createThrowawayPostgres, type ThrowawayPostgres } from "../helpers/throwaway-postgres.ts";
+
+// The service's PostgreSQL goes away and comes back while callers keep
+// calling: a fast restart, a stop with two seconds of outage, and a crash
+// (immediate stop, recovered from the WAL). The cluster is the test's own,
+// so the machine's server is not disturbed.
+
+const WORKERS = 4;
+const OUTAGE_MS = 2_000;
+const ANSWER_WITHIN_MS = 3_000;
+const RECOVER_WITHIN_MS = 5_000;
+/** A caller that got 503 waits a little, as a client honouring Retry-After would, but less. */
+const PAUSE_AFTER_FAILURE_MS = 20;
+const MAX_CALLERS_PER_WORKER = 5_000;
+
+interface Answer {
+  readonly op: "start" | "end";
+  readonly via: Transport;
+  readonly sentAt: number;
+  readonly answeredAt: number;
+  readonly outcome?: CallOutcome;
+  /** Set when no answer came (a transport error). */
+  readonly error?: string;
+}
+
+/** A health check's answer, or why there was none. */
+type Probe = { readonly res: JsonResponse } | { readonly error: string };
+
+let cluster: ThrowawayPostgres | undefined;
+let server: ServerProcess | undefined;
+let calls: CallClient | undefined;
+
+const answers: Answer[] = [];
+const acknowledged: Caller[] = [];
+const healthDuringOutage: Probe[] = [];
+/** performance.now() marks of the database's life. */
+const marks = { stopped: 0, startBegun: 0, backAfter: {} as Record<string, number> };
+
+beforeAll(async () => {
+  cluster = await createThrowawayPostgres();
+  server = await startServerProcess({
+    DATABASE_URL: cluster.url,
+    DB_STATEMENT_TIMEOUT_MS: "1000",
+    // The rate-limit windows in memory: this file is about PostgreSQL only.
+    REDIS_URL: "",
+  });
+  calls = createCallClient(server.url);
+  const keys = await Promise.all(
+    Array.from({ length: WORKERS }, () => createAccountWithKey(server!.url, { tier: "scale" })),
+  );
+
+  let stopped = false;
+  const workers = keys.map(({ apiKey }, w) => driveCallers(calls!, apiKey, w, () => stopped));
+  try {
+    await sleep(1_000);
+
+    await cluster.restart("fast");
+    marks.backAfter["restart -m fast"] = performance.now();
+    await sleep(1_000);
+
+    await cluster.stop("fast");
+    marks.stopped = performance.now();
+    while (performance.now() - marks.stopped < OUTAGE_MS) {
+      healthDuringOutage.push(
+        await request(server.url, "GET", "/v1/health").then(
+          (res) => ({ res }),
+          (error) => ({ error: String(error) }),
+        ),
+      );
+      await sleep(250);
+    }
+    marks.startBegun = performance.now();
+    await cluster.start();
+    marks.backAfter["stop, 2 s, start"] = performance.now();
+    await sleep(1_000);
+
+    await cluster.restart("immediate");
+    marks.backAfter["restart -m immediate (a crash)"] = performance.now();
+    await sleep(1_000);
+  } finally {
+    stopped = true;
+    await Promise.all(workers);
+  }
+});
+
+afterAll(async () => {
+  calls?.close();
+  await server?.stop();
+  await cluster?.remove();
+});
+
+/** One caller after another: start, then end with a variable and an intent; REST and gRPC in turn. */
+async function driveCallers(client: CallClient, apiKey: string, worker: number, stopped: () => boolean) {
+  for (let i = 0; i < MAX_CALLERS_PER_WORKER && !stopped(); i++) {
+    const caller = newCaller(apiKey, `w${worker}`);
+    const via = TRANSPORTS[(worker + i) % 2];
+    const started = await timed("start", via, () => client.start(via, apiKey, startBodyOf(caller)));
+    if (started.outcome?.status === 200) {
+      const end = endBodyOf(caller, started.outcome.body.customer_ref);
+      const ended = await timed("end", via, () => client.end(via, apiKey, end));
+      if (ended.outcome?.status === 200) {
+        acknowledged.push(caller);
+        continue;
+      }
+    }
+    await sleep(PAUSE_AFTER_FAILURE_MS);
+  }
+}
+
+async function timed(op: Answer["op"], via: Transport, send: () => Promise<CallOutcome>): Promise<Answer> {
+  const sentAt = performance.now();
+  let answer: Answer;
+  try {
+    answer = { op, via, sentAt, outcome: await send(), answeredAt: performance.now() };
+  } catch (error) {
+    answer = { op, via, sentAt, error: String(error), answeredAt: performance.now() };
+  }
+  answers.push(answer);
+  return answer;
+}
+
+const statusOf = (answer: Answer) => answer.outcome?.status ?? `no answer: ${answer.error}`;
+const duringOutage = () => answers.filter((a) => a.sentAt >= marks.stopped && a.answeredAt <= marks.startBegun);
+
+function tally(list: readonly Answer[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const answer of list) counts[statusOf(answer)] = (counts[statusOf(answer)] ?? 0) + 1;
+  return counts;
+}
+
+describe("while PostgreSQL restarts, stops and crashes under load", () => {
+  test("every request is answered 200 or 503 (gRPC UNAVAILABLE), never 500 and never left unanswered", async ({
+    annotate,
+  }) => {
+    const unexpected = answers.filter((a) => a.outcome?.status !== 200 && a.outcome?.status !== 503);
+    expect(unexpected.map((a) => ({ op: a.op, via: a.via, status: statusOf(a), body: a.outcome?.body }))).toEqual([]);
+    expect(answers.filter((a) => a.outcome?.status === 503).length).toBeGreaterThan(0);
+    await annotate(`${answers.length} requests in all: ${JSON.stringify(tally(answers))}`);
+  });
+
+  test("a 503 is the contract's: Retry-After: 1, REST body {error: 'Service Unavailable', message}, gRPC UNAVAILABLE", () => {
+    const refused = answers.filter((a) => a.outcome?.status === 503).map((a) => ({ via: a.via, ...a.outcome! }));
+    for (const outcome of refused) {
+      expect(outcome.headers["retry-after"]).toBe("1");
+      if (outcome.via === "rest") {
+        expect(outcome.body).toEqual({ error: "Service Unavailable", message: expect.any(String) });
+      } else {
+        expect(outcome.grpcError?.code).toBe(grpcStatus.UNAVAILABLE);
+      }
+    }
+  });
+
+  test("while the database is stopped, every request gets 503", async ({ annotate }) => {
+    const outage = duringOutage();
+    expect(outage.length).toBeGreaterThanOrEqual(20);
+    expect(tally(outage)).toEqual({ 503: outage.length });
+    await annotate(`${outage.length} requests sent and answered during the ${OUTAGE_MS} ms outage: all 503`);
+  });
+
+  test(`every request is answered within ${ANSWER_WITHIN_MS} ms`, async ({ annotate }) => {
+    const slowest = Math.max(...answers.map((a) => a.answeredAt - a.sentAt));
+    const slowestInOutage = Math.max(...duringOutage().map((a) => a.answeredAt - a.sentAt));
+    expect(slowest).toBeLessThan(ANSWER_WITHIN_MS);
+    await annotate(
+      `slowest answer ${Math.round(slowest)} ms overall, ${Math.round(slowestInOutage)} ms during the outage`,
+    );
+  });
+
+  test("health reports 503, database disconnected, Retry-After: 5 while the database is stopped", async () => {
+    expect(healthDuringOutage.length).toBeGreaterThanOrEqual(3);
+    for (const probe of healthDuringOutage) {
+      if (!("res" in probe)) throw new Error(`health was not answered: ${probe.error}`);
+      expect(probe.res.status).toBe(503);
+      expect(probe.res.body).toMatchObject({ status: "unhealthy", database: "disconnected" });
+      expect(probe.res.headers.get("retry-after")).toBe("5");
+    }
+  });
+
+  test(`the process keeps running and serves calls again within ${RECOVER_WITHIN_MS} ms of the database's return`, async ({
+    annotate,
+  }) => {
+    expect(server!.running(), `the process exited:\n${server!.output.slice(-30).join("\n")}`).toBe(true);
+    const recovered: Record<string, number> = {};
+    for (const [event, backAt] of Object.entries(marks.backAfter)) {
+      const first = answers.find((a) => a.sentAt >= backAt && a.outcome?.status === 200);
+      expect(first, `no 200 after ${event}`).toBeDefined();
+      recovered[event] = Math.round(first!.answeredAt - backAt);
+      expect(recovered[event]).toBeLessThan(RECOVER_WITHIN_MS);
+    }
+    const health = await request(server!.url, "GET", "/v1/health");
+    expect(health.body).toMatchObject({ status: "healthy", database: "connected" });
+    await annotate(`first 200 after the database was back (ms): ${JSON.stringify(recovered)}`);
+  });
+
+  test("every end answered 200 is read back by a later start: its variable and its intent", async ({ annotate }) => {
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+    expect(await unreadableCallers(calls!, acknowledged)).toEqual([]);
+    await annotate(`${acknowledged.length} ends answered 200, every one read back`);
+  });
+});
