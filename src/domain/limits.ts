@@ -19,6 +19,7 @@ export const MAX_CUSTOMER_REF_LENGTH = 128;
 export const MAX_SOURCE_LENGTH = 128;
 export const MAX_RESOLUTION_FIELD_LENGTH = 256;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+export const MAX_ACCOUNT_NAME_LENGTH = 200;
 
 // A 400 lists the first issues only, each path segment (a variable name, say)
 // cut short: over gRPC the list travels in a trailer, and HTTP/2 peers reset

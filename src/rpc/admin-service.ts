@@ -1,7 +1,9 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import type { AppContext } from "../context.ts";
-import { DomainError } from "../domain/domain-error.ts";
+import { DomainError, type FieldIssue, validationError } from "../domain/domain-error.ts";
+import { checkText } from "../domain/field-checks.ts";
+import { MAX_ACCOUNT_NAME_LENGTH } from "../domain/limits.ts";
 import type { Mode } from "../domain/tenant.ts";
 import { isTier, type Tier } from "../domain/tiers.ts";
 import { findAccount, quotaPeriodOf, updateAccount } from "../store/account-repository.ts";
@@ -18,6 +20,9 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
     createAccount: withDomainErrors(async (req) => {
       const name = req.name.trim();
       if (name === "") throw invalid(["name"], "Required");
+      const issues: FieldIssue[] = [];
+      checkText(issues, ["name"], name, MAX_ACCOUNT_NAME_LENGTH);
+      if (issues.length > 0) throw validationError(issues);
       const tier = parseTier(req.tier ?? "free");
       const quota = req.quota ?? app.config.monthlyQuota[tier];
       return { account: toAccount(await createAccount(db, { name, tier, quota }, now())) };
