@@ -1,0 +1,24 @@
+import os from "node:os";
+
+// The machine the figures belong to.
+
+export interface MachineDescription {
+  readonly cpuModel: string;
+  readonly cpuCount: number;
+  readonly totalMemoryGb: number;
+  readonly os: string;
+  readonly node: string;
+  readonly database: { readonly kind: string; readonly version: string };
+}
+
+export function describeMachine(database: { kind: string; version: string }): MachineDescription {
+  const cpus = os.cpus();
+  return {
+    cpuModel: cpus[0]?.model.trim() ?? "unknown",
+    cpuCount: cpus.length,
+    totalMemoryGb: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    database,
+  };
+}

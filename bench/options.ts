@@ -1,0 +1,109 @@
+import { parseArgs } from "node:util";
+
+// The command line of `npm run bench`, read once into a frozen object.
+
+export interface BenchOptions {
+  readonly customers: number;
+  readonly scaleTo: number | undefined;
+  readonly duration: number;
+  readonly warmup: number;
+  readonly rate: number;
+  readonly concurrency: number;
+  readonly connections: number;
+  readonly keys: number;
+  readonly soak: number;
+  readonly soakRate: number;
+  readonly keep: boolean;
+  readonly cpuProf: boolean;
+}
+
+/** ANIs are +1415 followed by 2000000 + index: seven digits leave room for 8 000 000 callers. */
+export const MAX_CUSTOMERS = 8_000_000;
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --customers N      callers seeded before the server starts (default 10000)
+  --scale-to N       grow the population to N after the open-loop runs and repeat them
+  --duration S       seconds measured in each phase (default 20)
+  --warmup S         unmeasured seconds before each phase (default 2)
+  --rate R           offered calls/s in the open-loop phases; each call is a start and an end (default 200)
+  --concurrency C    calls in flight in the closed-loop phases and the ceilings (default 16)
+  --connections N    HTTP/1.1 connections of the open-loop REST client (default 32)
+  --keys N           API keys created and rotated over (default 30)
+  --soak S           extra open-loop phase of S seconds for memory growth (default 0: none)
+  --soak-rate R      offered calls/s during the soak (default: --rate)
+  --keep             keep the benchmark database (PostgreSQL) or data directory (embedded)
+  --cpu-prof         profile the server process and list its hottest functions
+  --help             this text
+
+The database is PostgreSQL when DATABASE_URL is set (a fresh database is created on that server),
+otherwise the embedded PGlite in a fresh directory bench/.data-<timestamp>.`;
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export function parseOptions(args: readonly string[]): BenchOptions | "help" {
+  try {
+    return readOptions(args);
+  } catch (error) {
+    // parseArgs reports an unknown or malformed flag with a TypeError of its own.
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
+
+function readOptions(args: readonly string[]): BenchOptions | "help" {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    options: {
+      customers: { type: "string", default: "10000" },
+      "scale-to": { type: "string" },
+      duration: { type: "string", default: "20" },
+      warmup: { type: "string", default: "2" },
+      rate: { type: "string", default: "200" },
+      concurrency: { type: "string", default: "16" },
+      connections: { type: "string", default: "32" },
+      keys: { type: "string", default: "30" },
+      soak: { type: "string", default: "0" },
+      "soak-rate": { type: "string" },
+      keep: { type: "boolean", default: false },
+      "cpu-prof": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) return "help";
+  const problems: string[] = [];
+  const number = (name: string, raw: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (raw === undefined) return undefined;
+    const value = Number(raw.replaceAll("_", ""));
+    if (!Number.isFinite(value) || value < min || value > max) {
+      problems.push(`--${name} must be a number from ${min} to ${max}`);
+      return min;
+    }
+    return value;
+  };
+  const customers = Math.floor(number("customers", values.customers, 1, MAX_CUSTOMERS)!);
+  const scaleTo = number("scale-to", values["scale-to"], 1, MAX_CUSTOMERS);
+  if (scaleTo !== undefined && scaleTo <= customers) problems.push("--scale-to must be larger than --customers");
+  const options: BenchOptions = Object.freeze({
+    customers,
+    scaleTo: scaleTo === undefined ? undefined : Math.floor(scaleTo),
+    duration: number("duration", values.duration, 1, 3600)!,
+    warmup: number("warmup", values.warmup, 0, 600)!,
+    rate: number("rate", values.rate, 1, 20_000)!,
+    concurrency: Math.floor(number("concurrency", values.concurrency, 1, 1024)!),
+    connections: Math.floor(number("connections", values.connections, 1, 1024)!),
+    keys: Math.floor(number("keys", values.keys, 1, 1000)!),
+    soak: number("soak", values.soak, 0, 24 * 3600)!,
+    soakRate: number("soak-rate", values["soak-rate"] ?? values.rate, 1, 20_000)!,
+    keep: values.keep,
+    cpuProf: values["cpu-prof"],
+  });
+  if (problems.length > 0) throw new UsageError(problems.join("\n"));
+  return options;
+}

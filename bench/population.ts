@@ -1,0 +1,40 @@
+// Who the seeded callers are. The SQL seed and the load generators derive a
+// caller's number and CRM id from its index alone, so the client knows the
+// population without reading it back.
+
+export const BENCH_ACCOUNT_ID = "acct_bench";
+export const BENCH_MODE = "test";
+export const BENCH_TENANT = { accountId: BENCH_ACCOUNT_ID, mode: BENCH_MODE } as const;
+
+const ANI_BASE = 2_000_000;
+
+/** Caller `index` (0-based) calls from +1415 2000000 + index: valid NANP numbers. */
+export function aniOf(index: number): string {
+  return `+1415${ANI_BASE + index}`;
+}
+
+/** The same number in SQL, for generate_series(…) as i. */
+export const ANI_SQL = `'+1415' || (${ANI_BASE} + i)::text`;
+
+/** 30 % of callers are known to the CRM. */
+export function hasCrmId(index: number): boolean {
+  return index % 10 < 3;
+}
+export const HAS_CRM_ID_SQL = "i % 10 < 3";
+
+export function crmIdOf(index: number): string {
+  return `CRM-${index}`;
+}
+export const CRM_ID_SQL = `'CRM-' || i::text`;
+
+/** A stable customer id per index, so a later seed can extend the same population. */
+export const CUSTOMER_ID_SQL = `md5('${BENCH_ACCOUNT_ID}/' || i::text)::uuid`;
+
+/** 25 % of callers left a topic open; 20 % have variables stored. */
+export const HAS_OPEN_INTENT_SQL = "i % 4 = 0";
+export const HAS_VARIABLES_SQL = "i % 5 = 0";
+
+/** New callers dial from +1628, a block the population never uses. */
+export function newCallerAni(serial: number): string {
+  return `+1628${ANI_BASE + (serial % 8_000_000)}`;
+}

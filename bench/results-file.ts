@@ -1,0 +1,39 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import type { MachineDescription } from "./machine.ts";
+import type { BenchOptions } from "./options.ts";
+import type { PhaseResult } from "./phase.ts";
+import type { ProfileSummary } from "./profile-summary.ts";
+import type { SeedRecord } from "./seed.ts";
+import type { SourceVersion } from "./source-version.ts";
+
+// Every figure of a run, with the options and the machine, as one JSON file
+// in bench/results/, named by the run's start time.
+
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly options: BenchOptions;
+  readonly machine: MachineDescription;
+  /** All cores, over one second before the run: other work on the machine disturbs every figure. */
+  readonly machineBusyBeforePercent: number;
+  readonly source: SourceVersion | undefined;
+  readonly server: Readonly<Record<string, string>>;
+  /** Server RSS once it had started and answered the admin API, before any load. */
+  readonly serverRssAfterStartMb: number | undefined;
+  readonly seeding: readonly SeedRecord[];
+  readonly phases: readonly PhaseResult[];
+  readonly serverWarnings: Readonly<Record<string, number>>;
+  readonly profile: ProfileSummary | undefined;
+}
+
+export async function writeResults(
+  dir: string,
+  startedAt: Date,
+  results: BenchResults,
+  derived: Record<string, unknown>,
+): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = `${dir}${startedAt.toISOString().replace(/:/g, "-")}.json`;
+  await writeFile(file, `${JSON.stringify({ ...results, ...derived }, null, 2)}\n`);
+  return file;
+}

@@ -1,0 +1,130 @@
+import { fileURLToPath } from "node:url";
+import { analyze } from "./analysis.ts";
+import { createApiKeys } from "./api-keys.ts";
+import { createBenchDatabase } from "./bench-database.ts";
+import { alternateDrivers, type CallDriver } from "./call-driver.ts";
+import { measureDbCeiling, measureHttpCeiling } from "./ceilings.ts";
+import { createGrpcDriver } from "./grpc-load.ts";
+import { describeMachine } from "./machine.ts";
+import { parseOptions, USAGE, UsageError } from "./options.ts";
+import { type PhaseResult, progress } from "./phase.ts";
+import { summarizeProfiles } from "./profile-summary.ts";
+import { formatReport } from "./report.ts";
+import { machineBusyPercent } from "./resources.ts";
+import { createRestDriver } from "./rest-load.ts";
+import { writeResults } from "./results-file.ts";
+import { type SeedRecord, seedPopulation } from "./seed.ts";
+import { randomToken } from "./server-process.ts";
+import { createService } from "./service.ts";
+import { closedLoopPhase, openLoopPhase } from "./service-phases.ts";
+import { sourceVersion } from "./source-version.ts";
+import { checkTargets } from "./targets.ts";
+import { createWorkload } from "./workload.ts";
+
+// `npm run bench`: seed → DB ceiling → HTTP ceiling → the service (closed
+// loop, open loop; REST and gRPC) → a larger population → soak → report.
+
+const RESULTS_DIR = fileURLToPath(new URL("results/", import.meta.url));
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options === "help") return void process.stdout.write(`${USAGE}\n`);
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/\D/g, "").slice(0, 14);
+  const busyBefore = await machineBusyPercent();
+  if (busyBefore > 15) progress(`warning: the machine is already ${busyBefore.toFixed(0)} % busy`);
+
+  const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
+  progress(`database: ${database.kind} ${database.name}`);
+  const adminToken = randomToken();
+  const service = createService({
+    databaseEnv: database.env,
+    adminToken,
+    postgres: database.kind === "postgres",
+    cpuProfiles: options.cpuProf ? { dir: RESULTS_DIR, stem: `server-${stamp}` } : undefined,
+  });
+  const phases: PhaseResult[] = [];
+  const seeds: SeedRecord[] = [];
+  const closedLoop = {
+    concurrency: options.concurrency,
+    durationSeconds: options.duration,
+    warmupSeconds: options.warmup,
+  };
+  const openLoop = { callsPerSecond: options.rate, durationSeconds: options.duration };
+  const openTitle = `open loop, ${options.rate} calls/s`;
+
+  try {
+    const seeded = await seedPopulation(database, 0, options.customers);
+    seeds.push(seeded.record);
+    const workload = createWorkload({ population: options.customers, runTag: stamp });
+
+    // Before the server starts: the embedded database has a single holder.
+    phases.push(await measureDbCeiling(database, workload, closedLoop));
+    phases.push(await measureHttpCeiling(workload, closedLoop));
+
+    await service.start();
+    const keys = await createApiKeys(service.url, adminToken, options.keys);
+    progress(`${keys.length} API keys created through the admin API`);
+    const rssAfterStartMb = service.rssMb();
+    const rest = (connections = options.connections) => createRestDriver(service.url, keys, connections);
+    const grpc = () => createGrpcDriver(service.url, keys);
+    const openPhase = (key: PhaseResult["key"], driver: CallDriver) =>
+      openLoopPhase(service, workload, { key, title: openTitle, driver }, openLoop, options.warmup);
+
+    // Closed loops first: the open-loop runs, whose tails matter most, then meet a warm server.
+    phases.push(
+      await closedLoopPhase(service, workload, { key: "closed.rest", driver: rest(options.concurrency) }, closedLoop),
+    );
+    phases.push(await closedLoopPhase(service, workload, { key: "closed.grpc", driver: grpc() }, closedLoop));
+    phases.push(await openPhase("open.rest", rest()));
+    phases.push(await openPhase("open.grpc", grpc()));
+
+    if (options.scaleTo !== undefined) {
+      if (database.kind === "pglite") await service.stop();
+      seeds.push((await seedPopulation(database, options.customers, options.scaleTo)).record);
+      workload.population = options.scaleTo;
+      await service.start();
+      phases.push(await openPhase("scaled.rest", rest()));
+      phases.push(await openPhase("scaled.grpc", grpc()));
+    }
+    if (options.soak > 0) {
+      const title = `soak, ${options.soakRate} calls/s for ${options.soak} s`;
+      const driver = alternateDrivers([rest(), grpc()]);
+      const load = { callsPerSecond: options.soakRate, durationSeconds: options.soak };
+      phases.push(await openLoopPhase(service, workload, { key: "soak", title, driver }, load, options.warmup));
+    }
+    await service.stop();
+
+    const results = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      options,
+      machine: describeMachine({ kind: database.kind, version: seeded.version }),
+      machineBusyBeforePercent: busyBefore,
+      source: sourceVersion(),
+      server: {
+        logLevel: "info",
+        rateLimitWindows: process.env.REDIS_URL ? "Redis (REDIS_URL)" : "in-process",
+        dbPoolSize: process.env.DB_POOL_SIZE ?? "10 (default)",
+      },
+      serverRssAfterStartMb: rssAfterStartMb,
+      seeding: seeds,
+      phases,
+      serverWarnings: Object.fromEntries(service.problems),
+      profile: service.profiles.length > 0 ? await summarizeProfiles(service.profiles) : undefined,
+    };
+    const analysis = analyze(results);
+    const targets = checkTargets(results, analysis);
+    const file = await writeResults(RESULTS_DIR, startedAt, results, { analysis, targets });
+    process.stdout.write(formatReport(results, analysis, targets, file));
+  } finally {
+    await service.stop().catch(() => {});
+    if (options.keep) progress(`kept ${database.kind} database ${database.name}`);
+    else await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof UsageError ? `${error.message}\n\n${USAGE}` : (error?.stack ?? error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { type ChildServer, startChildServer } from "./child-process.ts";
+
+// The service as its own process (`node src/main.ts`), so the load generator
+// never shares its event loop. It logs at info, the production default: the
+// listening line carries the URL, and every request writes a line.
+
+const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+
+export interface ServiceProcessOptions {
+  readonly databaseEnv: Readonly<Record<string, string>>;
+  readonly adminToken: string;
+  /** Where to write a CPU profile at exit; none when unset. */
+  readonly cpuProfile?: { readonly dir: string; readonly name: string };
+}
+
+export function startServiceProcess(options: ServiceProcessOptions): Promise<ChildServer> {
+  const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
+  const profile = options.cpuProfile;
+  return startChildServer({
+    entry: MAIN,
+    env: {
+      ...inherited,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: options.adminToken,
+      LOG_LEVEL: "info",
+      ...options.databaseEnv,
+    },
+    nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : [],
+    readyMessage: "caller context listening",
+  });
+}
+
+/** 32 characters from [A-Za-z0-9]; the admin token of this run only. */
+export function randomToken(): string {
+  return randomBytes(48)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 32)
+    .padEnd(32, "0");
+}

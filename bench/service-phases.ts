@@ -1,0 +1,52 @@
+import type { CallDriver } from "./call-driver.ts";
+import { type ClosedLoopOptions, runClosedLoop } from "./closed-loop.ts";
+import { type OpenLoopOptions, runOpenLoop } from "./open-loop.ts";
+import { measurePhase, type PhaseKey, type PhaseResult } from "./phase.ts";
+import type { Service } from "./service.ts";
+import type { Workload } from "./workload.ts";
+
+// The service's phases. Each gets a driver of its own, closed afterwards.
+
+/** An unmeasured warm-up at the same rate, then the measured run. */
+export async function openLoopPhase(
+  service: Service,
+  workload: Workload,
+  phase: { key: PhaseKey; title: string; driver: CallDriver },
+  load: OpenLoopOptions,
+  warmupSeconds: number,
+): Promise<PhaseResult> {
+  const { driver } = phase;
+  try {
+    if (warmupSeconds > 0) await runOpenLoop(driver, workload, { ...load, durationSeconds: warmupSeconds });
+    return await measurePhase(
+      service.monitor,
+      { key: phase.key, title: phase.title, via: driver.name, customers: workload.population },
+      () => runOpenLoop(driver, workload, load),
+    );
+  } finally {
+    await driver.close();
+  }
+}
+
+export async function closedLoopPhase(
+  service: Service,
+  workload: Workload,
+  phase: { key: PhaseKey; driver: CallDriver },
+  load: ClosedLoopOptions,
+): Promise<PhaseResult> {
+  const { driver } = phase;
+  try {
+    return await measurePhase(
+      service.monitor,
+      {
+        key: phase.key,
+        title: `closed loop, ${load.concurrency} in flight`,
+        via: driver.name,
+        customers: workload.population,
+      },
+      () => runClosedLoop(driver, workload, load),
+    );
+  } finally {
+    await driver.close();
+  }
+}
