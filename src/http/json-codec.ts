@@ -62,12 +62,7 @@ function decodeField(field: DescField, value: unknown, issues: JsonIssue[], path
       const items: unknown[] = [];
       value.forEach((item, index) => {
         const itemPath = [...path, String(index)];
-        const decoded =
-          field.listKind === "message"
-            ? decodeNested(field.message, item, issues, itemPath)
-            : field.listKind === "enum"
-              ? decodeEnum(field.enum, item, issues, itemPath)
-              : decodeScalar(field.scalar, item, issues, itemPath);
+        const decoded = decodeElement(field, field.listKind, item, issues, itemPath);
         if (decoded !== undefined) items.push(decoded);
       });
       return items;
@@ -79,17 +74,25 @@ function decodeField(field: DescField, value: unknown, issues: JsonIssue[], path
       for (const key of Object.keys(value)) {
         const entryPath = [...path, key];
         const item = value[key];
-        const decoded =
-          field.mapKind === "message"
-            ? decodeNested(field.message, item, issues, entryPath)
-            : field.mapKind === "enum"
-              ? decodeEnum(field.enum, item, issues, entryPath)
-              : decodeScalar(field.scalar, item, issues, entryPath);
+        const decoded = decodeElement(field, field.mapKind, item, issues, entryPath);
         if (decoded !== undefined) entries[key] = decoded;
       }
       return entries;
     }
   }
+}
+
+/** One element of a list or one value of a map: the element kind picks the decoder. */
+function decodeElement(
+  field: DescField & { fieldKind: "list" | "map" },
+  kind: "scalar" | "enum" | "message",
+  item: unknown,
+  issues: JsonIssue[],
+  path: string[],
+): unknown {
+  if (kind === "message") return decodeNested(field.message as DescMessage, item, issues, path);
+  if (kind === "enum") return decodeEnum(field.enum as DescEnum, item, issues, path);
+  return decodeScalar(field.scalar as ScalarType, item, issues, path);
 }
 
 function decodeNested(desc: DescMessage, value: unknown, issues: JsonIssue[], path: string[]): unknown {
