@@ -20,12 +20,18 @@ export interface LoopResult {
   readonly call: LatencySummary;
   /** Open loop: how late the client sent starts behind the timetable (its own lag). */
   readonly sendLag?: LatencySummary;
+  /** Open loop: calls still in flight when the timetable ended (a queue, when large). */
+  readonly backlogAtEnd?: number;
 }
 
 /**
- * An open loop whose service completed less than 95 % of the offered calls:
- * its latencies measure the backlog, not the service, and are not comparable.
+ * An open loop whose service fell behind: it completed less than 95 % of the
+ * offered calls, or more than a quarter of a second's worth of calls was still
+ * queued when the timetable ended. Its latencies measure the queue, not the
+ * service, and are not comparable with another run's.
  */
 export function isOverloaded(loop: LoopResult): boolean {
-  return loop.offeredCallsPerSecond !== undefined && loop.callsPerSecond < 0.95 * loop.offeredCallsPerSecond;
+  const offered = loop.offeredCallsPerSecond;
+  if (offered === undefined) return false;
+  return loop.callsPerSecond < 0.95 * offered || (loop.backlogAtEnd ?? 0) > 0.25 * offered;
 }

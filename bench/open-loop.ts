@@ -81,6 +81,7 @@ export async function runOpenLoop(
     setTimeout(tick, Math.max(0, t0 - performance.now()));
   });
   const scheduleEnd = t0 + total * intervalMs;
+  const backlogAtEnd = inFlight;
   const drainDeadline = performance.now() + drainTimeoutMs;
   while (inFlight > 0 && performance.now() < drainDeadline) await sleep(5);
   // Calls still waiting count as failed starts; they are not waited for any longer.
@@ -101,6 +102,7 @@ export async function runOpenLoop(
     end: endResult,
     call: call.summary(),
     sendLag: sendLag.summary(),
+    backlogAtEnd,
   };
 }
 

@@ -46,8 +46,8 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
     ),
     ...(results.phases.some((phase) => isOverloaded(phase.loop))
       ? [
-          "* overloaded: the service completed less than 95 % of the offered calls (see calls/s below);",
-          "  these latencies measure the backlog in front of it.",
+          "* overloaded: the service completed less than 95 % of the offered calls/s, or more than 0.25 s worth",
+          "  of calls was still queued when the timetable ended; these latencies measure the queue in front of it.",
         ]
       : []),
     "",
