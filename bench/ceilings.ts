@@ -30,7 +30,7 @@ export async function measureDbCeiling(
         via: "store",
         customers: workload.population,
       },
-      () => runClosedLoop(createStoreDriver(opened.db), workload, loop),
+      () => runClosedLoop(createStoreDriver(opened), workload, loop),
     );
   } finally {
     monitor.close();

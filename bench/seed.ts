@@ -20,6 +20,13 @@ import {
 const BATCH = 100_000;
 /** quota_remaining is an integer column: close to its maximum, never reached. */
 const HUGE_QUOTA = 2_000_000_000;
+/** The bench account's allowance in any month, for the DB ceiling's charge. */
+export const BENCH_ALLOWANCE = Object.freeze({
+  free: HUGE_QUOTA,
+  starter: HUGE_QUOTA,
+  growth: HUGE_QUOTA,
+  scale: HUGE_QUOTA,
+});
 
 export async function seedAccount(db: Kysely<any>, now: Date): Promise<void> {
   await sql`

@@ -30,9 +30,9 @@ export const principalKey = createContextKey<Principal | undefined>(undefined, {
  */
 export const restStatusKey = createContextKey<number>(200, { description: "REST status of a successful result" });
 
-/** Set by the quota guard: the service passes it to the operation's transaction. */
+/** Set by the quota guard: the service passes it to the operation's statement. */
 export const chargeKey = createContextKey<Charge | undefined>(undefined, {
-  description: "bills the call inside its transaction",
+  description: "bills the call in its own statement",
 });
 
 /** The client's address as the host saw it, for limits per source. */

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
-import { creditsLeft, type MonthlyAllowance, takeCredit } from "../store/account-repository.ts";
+import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.ts";
 import type { Charge } from "../store/charge.ts";
 import type { Db } from "../store/database.ts";
 import { chargeKey, principalKey } from "./context-values.ts";
@@ -19,10 +19,10 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
 
 /**
  * The monthly quota. An account with no credit left is refused before the
- * handler runs. Otherwise the handler's transaction takes the credit as its
- * last statement (the charge in the context), so only calls that commit are
- * billed and concurrent calls never take more credits than there are: a call
- * that finds the last one gone rolls back and is refused too.
+ * handler runs. Otherwise the handler's own statement takes the credit (the
+ * charge in the context), so only calls that commit are billed and
+ * concurrent calls never take more credits than there are: a call that finds
+ * the last one gone is undone and refused too.
  *
  * The check before the handler is an early answer, not the rule, so a credit
  * count this instance saw less than half a second ago stands in for it on the
@@ -61,13 +61,17 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
 
     let after: number | undefined;
     let refused = false;
-    const charge: Charge = async (trx) => {
-      after = await takeCredit(trx, accountId, clock.now(), monthlyAllowance);
-      remember(accountId, after ?? 0);
-      if (after === undefined) {
+    const charge: Charge = {
+      accountId,
+      allowance: monthlyAllowance,
+      charged(creditsLeft) {
+        after = creditsLeft;
+        remember(accountId, creditsLeft);
+      },
+      refused() {
         refused = true;
-        throw exhausted();
-      }
+        remember(accountId, 0);
+      },
     };
     req.contextValues.set(chargeKey, charge);
     try {

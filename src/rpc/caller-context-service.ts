@@ -7,14 +7,18 @@ import { validateEndCall } from "../domain/validate-end.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { chargeKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { endCall } from "../store/end-call.ts";
-import type { Operation } from "../store/operation.ts";
+import type { CallStoreOptions, Operation } from "../store/operation.ts";
 import { startCall } from "../store/start-call.ts";
 import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
 /** StartCall and EndCall, shared by REST, Connect and gRPC. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
-  const store = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  const store: CallStoreOptions = {
+    db: app.database.db,
+    defaultRegion: app.config.defaultRegion,
+    inflightAbort: app.database.inflightAbort,
+  };
   return {
     startCall: withDomainErrors(async (request, context) => {
       const principal = requirePrincipal(context);

@@ -39,34 +39,12 @@ export async function updateAccount(
 }
 
 /** The credits an account has this period: a stored count from an earlier month means a full allowance. */
-function creditsThisPeriod(period: string, allowance: MonthlyAllowance) {
+export function creditsThisPeriod(period: string, allowance: MonthlyAllowance) {
   return sql<number>`(case when quota_period = ${period} then quota_remaining else (case tier
       when 'free' then ${allowance.free}::int
       when 'starter' then ${allowance.starter}::int
       when 'growth' then ${allowance.growth}::int
       else ${allowance.scale}::int end) end)`;
-}
-
-/**
- * Takes one credit, renewing the quota first when a new month has begun.
- * Returns the credits left after this one, or undefined when none was left.
- */
-export async function takeCredit(
-  db: Db,
-  accountId: string,
-  now: Date,
-  allowance: MonthlyAllowance,
-): Promise<number | undefined> {
-  const period = quotaPeriodOf(now);
-  const credits = creditsThisPeriod(period, allowance);
-  const row = await db
-    .updateTable("accounts")
-    .set({ quota_remaining: sql`${credits} - 1`, quota_period: period })
-    .where("id", "=", accountId)
-    .where(sql<boolean>`${credits} > 0`)
-    .returning("quota_remaining")
-    .executeTakeFirst();
-  return row?.quota_remaining;
 }
 
 export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type AbortableQueryOptions, sql } from "kysely";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Db } from "./database.ts";
@@ -25,6 +25,7 @@ export async function findCandidates(
   tenant: Tenant,
   hints: NormalizedHints,
   matchableSince: Date,
+  options: AbortableQueryOptions,
 ): Promise<CandidateFacts[]> {
   const identifiers = identifiersOf(hints);
   if (identifiers.length === 0 && hints.customerRef === undefined) return [];
@@ -66,7 +67,7 @@ export async function findCandidates(
     join customers c on c.id = h.customer_id
     where c.account_id = ${tenant.accountId} and c.mode = ${tenant.mode} and c.last_call_at >= ${matchableSince}
     group by c.id, c.last_call_at
-  `.execute(db);
+  `.execute(db, options);
   return rows.map((row) => ({
     customerId: row.id,
     lastCallAt: row.last_call_at,

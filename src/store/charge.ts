@@ -1,10 +1,67 @@
-import type { Db } from "./database.ts";
+import { type RawBuilder, sql } from "kysely";
+import { DomainError } from "../domain/domain-error.ts";
+import { creditsThisPeriod, type MonthlyAllowance, quotaPeriodOf } from "./account-repository.ts";
 
 /**
- * Bills an operation from inside its own transaction, as its last statement:
- * the credit is spent only if the operation commits, and a request that
- * fails never holds one. It throws to refuse (the transaction rolls back).
+ * The bill of one operation, taken by the operation's own statement: the
+ * credit is spent only if the operation's writes commit, and an operation
+ * that finds no credit left writes nothing. The quota guard hands one to the
+ * store and learns the outcome through the callbacks.
  */
-export type Charge = (trx: Db) => Promise<void>;
+export interface Charge {
+  readonly accountId: string;
+  readonly allowance: MonthlyAllowance;
+  /** The operation committed and took a credit; this many are left. */
+  charged(creditsLeft: number): void;
+  /** There was no credit left: the operation wrote nothing. */
+  refused(): void;
+}
 
-export const noCharge: Charge = async () => {};
+/** The SQLSTATE a statement raises to undo itself when no credit is left (see refuse_statement). */
+const NO_CREDIT = "CC402";
+
+/**
+ * The body of the CTE `charged`: takes one credit (renewing the quota first
+ * when a new month has begun) when `when` holds, returning the credits left.
+ * A concurrent charge of the same account waits for the row and re-checks
+ * the credit, so PostgreSQL orders every use of the quota, across instances.
+ */
+export function chargeCte(charge: Charge | undefined, now: Date, when: RawBuilder<unknown>): RawBuilder<unknown> {
+  if (charge === undefined) return sql`select null::integer as quota_remaining where false`;
+  const period = quotaPeriodOf(now);
+  const credits = creditsThisPeriod(period, charge.allowance);
+  return sql`
+    update accounts set quota_remaining = ${credits} - 1, quota_period = ${period}
+    where id = ${charge.accountId} and ${credits} > 0 and ${when}
+    returning quota_remaining
+  `;
+}
+
+/**
+ * A column with the credits left after the charge. When `when` held but no
+ * credit was taken, it raises instead, and the whole statement is undone.
+ */
+export function creditsLeftColumn(charge: Charge | undefined, when: RawBuilder<unknown>): RawBuilder<number | null> {
+  if (charge === undefined) return sql`null::integer`;
+  return sql`case when ${when} then
+    coalesce((select quota_remaining from charged), refuse_statement(${NO_CREDIT}, 'no credit left')) end`;
+}
+
+/** Tells the charge what its statement did. */
+export function settleCharge(charge: Charge | undefined, creditsLeft: number | null): void {
+  if (charge !== undefined && creditsLeft !== null) charge.charged(creditsLeft);
+}
+
+/**
+ * Runs an operation's statements; a statement undone for want of credit
+ * becomes the domain's refusal, after telling the charge.
+ */
+export async function refusedWithoutCredit<T>(charge: Charge | undefined, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== NO_CREDIT) throw error;
+    charge?.refused();
+    throw new DomainError("resource_exhausted", "Monthly quota exhausted");
+  }
+}

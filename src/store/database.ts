@@ -1,9 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { type InflightQueryAbortStrategy, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
+import { PreparingClient } from "./preparing-client.ts";
 import type { Schema } from "./schema.ts";
 
 export type Db = Kysely<Schema>;
@@ -11,6 +12,14 @@ export type Db = Kysely<Schema>;
 export interface Database {
   readonly db: Db;
   readonly kind: "postgres" | "pglite";
+  /**
+   * What stops a statement already sent when its request is aborted.
+   * PostgreSQL cancels it (and so rolls it back). The embedded database runs
+   * a statement in one go on this thread, so there is nothing to cancel: the
+   * abort is seen before the statement is sent, which is where a request
+   * waits (for the single connection).
+   */
+  readonly inflightAbort: InflightQueryAbortStrategy;
   /** One round trip; rejects when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -24,6 +33,7 @@ export async function createDatabase(config: Config): Promise<Database> {
       max: target.poolSize,
       statement_timeout: config.statementTimeoutMs,
       connectionTimeoutMillis: config.statementTimeoutMs,
+      Client: PreparingClient,
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
@@ -48,6 +58,7 @@ function wrap(db: Db, kind: Database["kind"], afterDestroy?: () => Promise<void>
   return {
     db,
     kind,
+    inflightAbort: kind === "postgres" ? "cancel query" : "ignore query",
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -5,16 +5,18 @@ import { DomainError } from "../domain/domain-error.ts";
 import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { closeCall, whyNotClosed } from "./close-call.ts";
-import { claimIdempotencyKey } from "./idempotency-repository.ts";
-import { inTransaction, type Operation } from "./operation.ts";
+import { refusedWithoutCredit, settleCharge } from "./charge.ts";
+import { whyNotClosed } from "./why-not-closed.ts";
+import { findStoredEnd } from "./idempotency-repository.ts";
+import { type CallStoreOptions, type Operation, statementOptions } from "./operation.ts";
 import { recordEnd } from "./record-end.ts";
-import type { CallStoreOptions } from "./start-call.ts";
 
 /**
- * The end of a call, in one transaction: claim the idempotency key (or replay
- * the response it already holds), close the call, save what the call
- * produced, and bill it.
+ * The end of a call. One statement closes the call, claims the
+ * Idempotency-Key, saves what the call produced and bills it. Only when it
+ * closed nothing does a second look say why: the key already holds an end
+ * (replayed, or refused when the request differs), or the call was never
+ * started, has ended, or the customer is unknown.
  *
  * The customer_ref sent at end names the customer the context belongs to
  * (the agent may have identified the caller during the call); without one,
@@ -27,50 +29,63 @@ export async function endCall(
   idempotencyKey: string | undefined,
   op: Operation,
 ): Promise<EndCallResult> {
-  const { now } = op;
-  return inTransaction(options.db, op, async (trx) => {
-    if (idempotencyKey !== undefined) {
-      const requestHash = fingerprintEndCall(command);
-      const expiresAt = new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS);
-      const claim = await claimIdempotencyKey(trx, tenant, idempotencyKey, requestHash, now, expiresAt);
-      if (claim.kind === "replay") {
-        if (claim.requestHash !== requestHash) {
-          throw new DomainError(
-            "idempotency_mismatch",
-            "Idempotency-Key was already used with a different request body",
-          );
-        }
-        // A replay is a successful call like any other, and is billed as one.
-        return parseStoredResult(claim.response);
-      }
+  const { now, charge } = op;
+  const statement = statementOptions(options, op);
+  const requestHash = idempotencyKey === undefined ? undefined : fingerprintEndCall(command);
+  const { customerRef } = command;
+
+  let keyTaken = false;
+  if (customerRef === undefined || isCustomerRef(customerRef)) {
+    const written = await refusedWithoutCredit(charge, () =>
+      recordEnd(
+        options.db,
+        tenant,
+        {
+          callId: command.callId,
+          customerRef: customerRef?.toLowerCase(),
+          hints: normalizeHints(command.identityHints, undefined, options.defaultRegion),
+          intents: command.intents,
+          variables: command.variables,
+          now,
+          idempotency:
+            idempotencyKey === undefined || requestHash === undefined
+              ? undefined
+              : { key: idempotencyKey, requestHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS) },
+          charge,
+        },
+        statement,
+      ),
+    );
+    if (written.ended) {
+      settleCharge(charge, written.creditsLeft);
+      return {
+        callId: command.callId,
+        customerRef: written.customerId,
+        callStart: written.callStart,
+        callEnd: now,
+        durationSeconds: (now.getTime() - written.callStart.getTime()) / 1000,
+        intentsUpdated: command.intents.length,
+        variablesUpdated: command.variables.size,
+      };
     }
+    keyTaken = written.keyTaken;
+  }
 
-    const { customerRef } = command;
-    const usableRef = customerRef === undefined || isCustomerRef(customerRef);
-    const closed = usableRef
-      ? await closeCall(trx, tenant, command.callId, customerRef?.toLowerCase(), now)
-      : undefined;
-    if (closed === undefined) throw await whyNotClosed(trx, tenant, command.callId, customerRef);
-
-    const result: EndCallResult = {
-      callId: command.callId,
-      customerRef: closed.customerId,
-      callStart: closed.callStart,
-      callEnd: now,
-      durationSeconds: (now.getTime() - closed.callStart.getTime()) / 1000,
-      intentsUpdated: command.intents.length,
-      variablesUpdated: command.variables.size,
-    };
-    await recordEnd(trx, tenant, {
-      customerId: closed.customerId,
-      hints: normalizeHints(command.identityHints, undefined, options.defaultRegion),
-      intents: command.intents,
-      variables: command.variables,
-      now,
-      idempotency: idempotencyKey === undefined ? undefined : { key: idempotencyKey, response: JSON.stringify(result) },
-    });
-    return result;
-  });
+  if (idempotencyKey !== undefined && requestHash !== undefined) {
+    const stored = await refusedWithoutCredit(charge, () =>
+      findStoredEnd(options.db, tenant, idempotencyKey, requestHash, now, charge, statement),
+    );
+    if (stored.kind === "mismatch") {
+      throw new DomainError("idempotency_mismatch", "Idempotency-Key was already used with a different request body");
+    }
+    if (stored.kind === "replay") {
+      settleCharge(charge, stored.creditsLeft);
+      return parseStoredResult(stored.response);
+    }
+    // The key was held a moment ago and has just expired: nothing was written, so a retry is safe.
+    if (keyTaken) throw new DomainError("unavailable", "Idempotency-Key changed hands; retry the request");
+  }
+  throw await whyNotClosed(options.db, tenant, command.callId, customerRef);
 }
 
 function parseStoredResult(json: string): EndCallResult {

@@ -1,51 +1,40 @@
+import { type AbortableQueryOptions, sql } from "kysely";
 import type { Tenant } from "../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 
-export type IdempotencyClaim =
-  | { readonly kind: "claimed" }
-  | { readonly kind: "replay"; readonly requestHash: string; readonly response: string };
+export type StoredEnd =
+  | { readonly kind: "absent" }
+  | { readonly kind: "mismatch" }
+  | { readonly kind: "replay"; readonly response: string; readonly creditsLeft: number | null };
 
 /**
- * Claims a key for this request, inside the end's transaction. A concurrent
- * claim of the same key waits on the primary key until the first commits (and
- * then replays it) or rolls back (and then claims it). An expired key is
- * claimed afresh.
+ * The end an Idempotency-Key already holds, in one statement: absent (never
+ * used, or expired), claimed with a different request (`requestHash`
+ * differs), or the response to replay. A replay is a successful call like any
+ * other and is billed as one, in the same statement.
  */
-export async function claimIdempotencyKey(
+export async function findStoredEnd(
   db: Db,
   tenant: Tenant,
   key: string,
   requestHash: string,
   now: Date,
-  expiresAt: Date,
-): Promise<IdempotencyClaim> {
-  const claimed = await db
-    .insertInto("idempotency_keys")
-    .values({
-      account_id: tenant.accountId,
-      mode: tenant.mode,
-      key,
-      request_hash: requestHash,
-      response: null,
-      created_at: now,
-      expires_at: expiresAt,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(["account_id", "mode", "key"])
-        .doUpdateSet({ request_hash: requestHash, response: null, created_at: now, expires_at: expiresAt })
-        .where("idempotency_keys.expires_at", "<=", now),
-    )
-    .returning("key")
-    .executeTakeFirst();
-  if (claimed) return { kind: "claimed" };
-  const row = await db
-    .selectFrom("idempotency_keys")
-    .select(["request_hash", "response"])
-    .where("account_id", "=", tenant.accountId)
-    .where("mode", "=", tenant.mode)
-    .where("key", "=", key)
-    .executeTakeFirstOrThrow();
-  // A committed claim always carries its response: both are written in one transaction.
-  return { kind: "replay", requestHash: row.request_hash, response: row.response ?? "" };
+  charge: Charge | undefined,
+  options: AbortableQueryOptions,
+): Promise<StoredEnd> {
+  const sameRequest = sql`stored.request_hash = ${requestHash}`;
+  const { rows } = await sql<{ response: string; same_request: boolean; credits_left: number | null }>`
+    with stored as (
+      select request_hash, response from idempotency_keys
+      where account_id = ${tenant.accountId} and mode = ${tenant.mode} and key = ${key} and expires_at > ${now}
+    ),
+    charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`)})
+    select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, sameRequest)} as credits_left
+    from stored
+  `.execute(db, options);
+  const row = rows[0];
+  if (row === undefined) return { kind: "absent" };
+  if (!row.same_request) return { kind: "mismatch" };
+  return { kind: "replay", response: row.response, creditsLeft: row.credits_left };
 }

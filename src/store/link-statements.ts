@@ -9,12 +9,13 @@ import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
 
 /**
  * `insert … on conflict` of the hints' identifiers for the customer, as one
- * data-modifying CTE body. With `after`, rows are produced only when that CTE
+ * data-modifying CTE body. `customerId` is an expression (a parameter, or a
+ * column of `after`). With `after`, rows are produced only when that CTE
  * returned a row.
  */
 export function linkIdentifiers(
   tenant: Tenant,
-  customerId: string,
+  customerId: RawBuilder<unknown>,
   hints: NormalizedHints,
   now: Date,
   after?: RawBuilder<unknown>,
@@ -35,7 +36,7 @@ export function linkIdentifiers(
 
 /** Records that the customer called the dialled number, when the hints name one. */
 export function linkDialledNumber(
-  customerId: string,
+  customerId: RawBuilder<unknown>,
   hints: NormalizedHints,
   now: Date,
   after?: RawBuilder<unknown>,

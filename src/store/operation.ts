@@ -1,6 +1,14 @@
-import { abortOnSignal } from "./abort-plugin.ts";
-import { type Charge, noCharge } from "./charge.ts";
+import type { AbortableQueryOptions, InflightQueryAbortStrategy } from "kysely";
+import type { Charge } from "./charge.ts";
 import type { Db } from "./database.ts";
+
+/** What the call operations need of the store besides their input. */
+export interface CallStoreOptions {
+  readonly db: Db;
+  readonly defaultRegion: string;
+  /** What stops a statement already sent when its request is aborted (see createDatabase). */
+  readonly inflightAbort: InflightQueryAbortStrategy;
+}
 
 /** What every call operation gets besides its input: the time, the bill, the request's signal. */
 export interface Operation {
@@ -10,18 +18,12 @@ export interface Operation {
 }
 
 /**
- * Runs `work` in one transaction that stops at the request's signal and
- * bills the operation as its last statement. A request aborted while the
- * last statement ran still rolls back: nothing is committed for a caller who
- * was answered with an error.
+ * Options for each statement of an operation. A start and an end each commit
+ * with their own last statement, so work nobody waits for any longer is
+ * stopped statement by statement: one not yet sent is not sent (also after
+ * waiting for a connection), and on PostgreSQL one that is running is
+ * cancelled, which rolls it back.
  */
-export async function inTransaction<T>(db: Db, op: Operation, work: (trx: Db) => Promise<T>): Promise<T> {
-  op.signal?.throwIfAborted();
-  return db.transaction().execute(async (transaction) => {
-    const trx = op.signal ? transaction.withPlugin(abortOnSignal(op.signal)) : transaction;
-    const result = await work(trx);
-    await (op.charge ?? noCharge)(trx);
-    op.signal?.throwIfAborted();
-    return result;
-  });
+export function statementOptions(store: CallStoreOptions, op: Operation): AbortableQueryOptions {
+  return { signal: op.signal, inflightQueryAbortStrategy: store.inflightAbort };
 }

@@ -1,76 +1,157 @@
-import { sql } from "kysely";
+import { type AbortableQueryOptions, type RawBuilder, sql } from "kysely";
 import type { EndCallCommand } from "../domain/call.ts";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
 export interface EndRecord {
-  readonly customerId: string;
+  readonly callId: string;
+  /** The customer (lowercase UUID) the call and its context move to, when the end names one. */
+  readonly customerRef?: string;
   readonly hints: NormalizedHints;
   readonly intents: EndCallCommand["intents"];
   readonly variables: EndCallCommand["variables"];
   readonly now: Date;
-  /** The claimed Idempotency-Key and the response to keep under it. */
-  readonly idempotency?: { readonly key: string; readonly response: string };
+  /** The Idempotency-Key to claim, with the request's fingerprint and the key's expiry. */
+  readonly idempotency?: { readonly key: string; readonly requestHash: string; readonly expiresAt: Date };
+  readonly charge?: Charge;
+}
+
+export type EndWrite =
+  | { readonly ended: true; readonly callStart: Date; readonly customerId: string; readonly creditsLeft: number | null }
+  /** Nothing was written. `keyTaken`: the call was open, but its Idempotency-Key is held by another request. */
+  | { readonly ended: false; readonly keyTaken: boolean };
+
+/** The SQLSTATE a statement raises to undo itself when its Idempotency-Key is taken (see refuse_statement). */
+const KEY_TAKEN = "CC409";
+
+/**
+ * Everything an end does, in one statement that commits on its own. The call
+ * row decides: every other part depends on `closed`, the started call this
+ * end closes (moved to the customer the end names, a customer of the same
+ * tenant). Then: the Idempotency-Key is claimed with the response it will
+ * replay (a key held by another request undoes the statement); identifiers
+ * and the dialled number are linked to the customer; intents (saved open:
+ * one more attempt since the last resolution; saved resolved: closed, with
+ * its resolution) and variables (last write wins) are saved; the end is
+ * billed, or undone when no credit is left. Of two concurrent ends, the
+ * second waits for the first's row lock and then finds the call ended.
+ */
+export async function recordEnd(
+  db: Db,
+  tenant: Tenant,
+  record: EndRecord,
+  options: AbortableQueryOptions,
+): Promise<EndWrite> {
+  const { accountId, mode } = tenant;
+  const { now, charge, idempotency } = record;
+  const ref = record.customerRef ?? null;
+  const intents = record.intents;
+  const variables = [...record.variables];
+  const customer = sql`closed.customer_id`;
+  try {
+    const { rows } = await sql<{ call_start: Date; customer_id: string; credits_left: number | null }>`
+      with target as (
+        select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
+      ),
+      closed as (
+        update calls
+        set call_end = ${now}, customer_id = coalesce((select id from target), calls.customer_id)
+        where calls.account_id = ${accountId} and calls.mode = ${mode} and calls.call_id = ${record.callId}
+          and calls.call_end is null
+          and (${ref}::uuid is null or exists (select 1 from target))
+        returning calls.call_start, calls.customer_id
+      ),
+      claimed as (${idempotency ? claimKey(tenant, record, idempotency) : sql`select null::text as key where false`}),
+      charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`)}),
+      identifiers as (${linkIdentifiers(tenant, customer, record.hints, now, sql`closed`)}),
+      dialled as (${linkDialledNumber(customer, record.hints, now, sql`closed`)}),
+      saved_intents as (
+        insert into intents
+          (customer_id, name, status, attempt_count, resolution_type, resolution_external_reference, updated_at)
+        select closed.customer_id, i.name, i.status,
+          case when i.status = 'open' then 1 else 0 end,
+          case when i.status = 'resolved' then i.resolution_type end,
+          case when i.status = 'resolved' then i.resolution_reference end,
+          ${now}
+        from closed, unnest(
+          ${intents.map((i) => i.intent)}::text[],
+          ${intents.map((i) => i.status ?? "open")}::text[],
+          ${intents.map((i) => i.resolution?.type ?? null)}::text[],
+          ${intents.map((i) => i.resolution?.externalReference ?? null)}::text[]
+        ) as i (name, status, resolution_type, resolution_reference)
+        on conflict (customer_id, name) do update set
+          status = excluded.status,
+          attempt_count = case
+            when excluded.status = 'resolved' then 0
+            when intents.status = 'open' then intents.attempt_count + 1
+            else 1 end,
+          resolution_type = case
+            when excluded.status = 'resolved' then excluded.resolution_type else intents.resolution_type end,
+          resolution_external_reference = case
+            when excluded.status = 'resolved' then excluded.resolution_external_reference
+            else intents.resolution_external_reference end,
+          updated_at = excluded.updated_at
+      ),
+      saved_variables as (
+        insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
+        select closed.customer_id, v.name, v.value, v.source, v.ttl_seconds, ${now},
+          ${now}::timestamptz + make_interval(secs => v.ttl_seconds)
+        from closed, unnest(
+          ${variables.map(([name]) => name)}::text[],
+          ${variables.map(([, v]) => v.value)}::text[],
+          ${variables.map(([, v]) => v.source)}::text[],
+          ${variables.map(([, v]) => v.ttlSeconds)}::int[]
+        ) as v (name, value, source, ttl_seconds)
+        on conflict (customer_id, name) do update set
+          value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
+          updated_at = excluded.updated_at, expires_at = excluded.expires_at
+      )
+      select closed.call_start, closed.customer_id,
+        ${creditsLeftColumn(charge, sql`true`)} as credits_left,
+        ${idempotency ? sql`case when not exists (select 1 from claimed) then refuse_statement(${KEY_TAKEN}, 'idempotency key taken') end` : sql`null`} as key_check
+      from closed
+    `.execute(db, options);
+    const row = rows[0];
+    if (row === undefined) return { ended: false, keyTaken: false };
+    return { ended: true, callStart: row.call_start, customerId: row.customer_id, creditsLeft: row.credits_left };
+  } catch (error) {
+    if ((error as { code?: unknown }).code === KEY_TAKEN) return { ended: false, keyTaken: true };
+    throw error;
+  }
 }
 
 /**
- * Everything an end saves, in one statement: identifiers and the dialled
- * number linked to the customer; intents (saved open: one more attempt since
- * the last resolution; saved resolved: closed, with its resolution);
- * variables (last write wins); and the response under the idempotency key.
+ * The body of the CTE `claimed`: the key with the response it replays (the
+ * end's result, as end-call.ts reads it back). An expired key is claimed
+ * afresh; a live one returns no row.
  */
-export async function recordEnd(db: Db, tenant: Tenant, record: EndRecord): Promise<void> {
-  const { accountId, mode } = tenant;
-  const { customerId, now } = record;
-  const intents = record.intents;
-  const variables = [...record.variables];
-  await sql`
-    with identifiers as (${linkIdentifiers(tenant, customerId, record.hints, now)}),
-    dialled as (${linkDialledNumber(customerId, record.hints, now)}),
-    saved_intents as (
-      insert into intents
-        (customer_id, name, status, attempt_count, resolution_type, resolution_external_reference, updated_at)
-      select ${customerId}, i.name, i.status,
-        case when i.status = 'open' then 1 else 0 end,
-        case when i.status = 'resolved' then i.resolution_type end,
-        case when i.status = 'resolved' then i.resolution_reference end,
-        ${now}
-      from unnest(
-        ${intents.map((i) => i.intent)}::text[],
-        ${intents.map((i) => i.status ?? "open")}::text[],
-        ${intents.map((i) => i.resolution?.type ?? null)}::text[],
-        ${intents.map((i) => i.resolution?.externalReference ?? null)}::text[]
-      ) as i (name, status, resolution_type, resolution_reference)
-      on conflict (customer_id, name) do update set
-        status = excluded.status,
-        attempt_count = case
-          when excluded.status = 'resolved' then 0
-          when intents.status = 'open' then intents.attempt_count + 1
-          else 1 end,
-        resolution_type = case
-          when excluded.status = 'resolved' then excluded.resolution_type else intents.resolution_type end,
-        resolution_external_reference = case
-          when excluded.status = 'resolved' then excluded.resolution_external_reference
-          else intents.resolution_external_reference end,
-        updated_at = excluded.updated_at
-    ),
-    saved_variables as (
-      insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
-      select ${customerId}, v.name, v.value, v.source, v.ttl_seconds, ${now},
-        ${now}::timestamptz + make_interval(secs => v.ttl_seconds)
-      from unnest(
-        ${variables.map(([name]) => name)}::text[],
-        ${variables.map(([, v]) => v.value)}::text[],
-        ${variables.map(([, v]) => v.source)}::text[],
-        ${variables.map(([, v]) => v.ttlSeconds)}::int[]
-      ) as v (name, value, source, ttl_seconds)
-      on conflict (customer_id, name) do update set
-        value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
-        updated_at = excluded.updated_at, expires_at = excluded.expires_at
-    )
-    update idempotency_keys set response = ${record.idempotency?.response ?? null}
-    where account_id = ${accountId} and mode = ${mode} and key = ${record.idempotency?.key ?? null}::text
-  `.execute(db);
+function claimKey(
+  tenant: Tenant,
+  record: EndRecord,
+  idempotency: NonNullable<EndRecord["idempotency"]>,
+): RawBuilder<unknown> {
+  const { now } = record;
+  return sql`
+    insert into idempotency_keys (account_id, mode, key, request_hash, response, created_at, expires_at)
+    select ${tenant.accountId}, ${tenant.mode}, ${idempotency.key}, ${idempotency.requestHash},
+      json_build_object(
+        'callId', ${record.callId}::text,
+        'customerRef', closed.customer_id,
+        'callStart', closed.call_start,
+        'callEnd', ${now}::timestamptz,
+        'durationSeconds', extract(epoch from ${now}::timestamptz - closed.call_start)::float8,
+        'intentsUpdated', ${record.intents.length}::int,
+        'variablesUpdated', ${record.variables.size}::int
+      )::text,
+      ${now}, ${idempotency.expiresAt}
+    from closed
+    on conflict (account_id, mode, key) do update set
+      request_hash = excluded.request_hash, response = excluded.response,
+      created_at = excluded.created_at, expires_at = excluded.expires_at
+      where idempotency_keys.expires_at <= ${now}
+    returning key
+  `;
 }

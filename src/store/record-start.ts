@@ -1,7 +1,8 @@
-import { sql } from "kysely";
+import { type AbortableQueryOptions, sql } from "kysely";
 import type { OpenIntent, StoredVariable } from "../domain/call.ts";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
@@ -15,6 +16,7 @@ export interface StartRecord {
   readonly reusableBefore: Date;
   /** Read the customer's open intents and live variables. */
   readonly readContext: boolean;
+  readonly charge?: Charge;
 }
 
 export type StartWrite =
@@ -23,22 +25,31 @@ export type StartWrite =
       readonly started: true;
       readonly openIntents: OpenIntent[];
       readonly variables: Record<string, StoredVariable>;
+      readonly creditsLeft: number | null;
     };
 
 /**
- * Everything a start writes, and the context it reads, in one statement.
- * The call row decides: when its call_id is taken, no other part writes
- * anything (each depends on the `call` row), and the start is refused.
- * Customers are created with the call; identifiers and the dialled number
- * are linked to the customer; the customer's last call moves to now.
+ * Everything a start writes, and the context it reads, in one statement that
+ * commits on its own. The call row decides: when its call_id is taken, no
+ * other part writes anything (each depends on the `call` row), and the start
+ * is refused. Customers are created with the call; identifiers and the
+ * dialled number are linked to the customer; the customer's last call moves
+ * to now; the start is billed, or undone when no credit is left.
  */
-export async function recordStart(db: Db, tenant: Tenant, record: StartRecord): Promise<StartWrite> {
+export async function recordStart(
+  db: Db,
+  tenant: Tenant,
+  record: StartRecord,
+  options: AbortableQueryOptions,
+): Promise<StartWrite> {
   const { accountId, mode } = tenant;
   const { now, customerId } = record;
+  const started = sql`exists (select 1 from call)`;
   const { rows } = await sql<{
     started: boolean;
     open_intents: OpenIntent[];
     variables: Record<string, StoredVariable>;
+    credits_left: number | null;
   }>`
     with call as (
       insert into calls (account_id, mode, call_id, customer_id, call_start, call_end)
@@ -56,10 +67,12 @@ export async function recordStart(db: Db, tenant: Tenant, record: StartRecord): 
       update customers set last_call_at = ${now}
       where id = ${customerId} and not ${record.newCustomer} and exists (select 1 from call)
     ),
-    identifiers as (${linkIdentifiers(tenant, customerId, record.hints, now, sql`call`)}),
-    dialled as (${linkDialledNumber(customerId, record.hints, now, sql`call`)})
+    identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
+    dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
+    charged as (${chargeCte(record.charge, now, started)})
     select
-      exists (select 1 from call) as started,
+      ${started} as started,
+      ${creditsLeftColumn(record.charge, started)} as credits_left,
       coalesce((
         select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
         from intents where customer_id = ${customerId} and status = 'open' and ${record.readContext}
@@ -68,8 +81,8 @@ export async function recordStart(db: Db, tenant: Tenant, record: StartRecord): 
         select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
         from variables where customer_id = ${customerId} and expires_at > ${now} and ${record.readContext}
       ), '{}') as variables
-  `.execute(db);
+  `.execute(db, options);
   const row = rows[0];
   if (!row.started) return { started: false };
-  return { started: true, openIntents: row.open_intents, variables: row.variables };
+  return { started: true, openIntents: row.open_intents, variables: row.variables, creditsLeft: row.credits_left };
 }

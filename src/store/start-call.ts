@@ -1,3 +1,4 @@
+import type { AbortableQueryOptions } from "kysely";
 import { randomUUID } from "node:crypto";
 import type { StartCallInput, StartCallResult } from "../domain/call.ts";
 import { type NormalizedHints, normalizeHints } from "../domain/caller-hints.ts";
@@ -7,22 +8,19 @@ import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { findCandidates } from "./candidate-query.ts";
+import { refusedWithoutCredit, settleCharge } from "./charge.ts";
 import type { Db } from "./database.ts";
-import { inTransaction, type Operation } from "./operation.ts";
+import { type CallStoreOptions, type Operation, statementOptions } from "./operation.ts";
 import { recordStart } from "./record-start.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface CallStoreOptions {
-  readonly db: Db;
-  readonly defaultRegion: string;
-}
-
 /**
- * The start of a call, in one transaction of three statements: read the
- * customers the hints point at, then (once the score has chosen one, or a
- * new customer) record the call with everything it teaches and read the
- * context, then bill it.
+ * The start of a call, in two statements: read the customers the hints point
+ * at, then (once the score has chosen one, or a new customer) record the call
+ * with everything it teaches, read the context and bill it, in one statement
+ * that commits on its own. A transaction around both would protect nothing
+ * more: at READ COMMITTED each statement sees the data as it is when it runs.
  */
 export async function startCall(
   options: CallStoreOptions,
@@ -30,37 +28,51 @@ export async function startCall(
   input: StartCallInput,
   op: Operation,
 ): Promise<StartCallResult> {
-  const { now } = op;
+  const { now, charge } = op;
   const hints = normalizeHints(input.identityHints, input.lineType, options.defaultRegion);
-  return inTransaction(options.db, op, async (trx) => {
-    const match = await matchCustomer(trx, tenant, hints, now);
-    const identity = match?.identity ?? scoreIdentity(NO_MATCH);
-    const customerId = match?.customerId ?? randomUUID();
-    const written = await recordStart(trx, tenant, {
-      callId: input.callId,
-      customerId,
-      newCustomer: match === undefined,
-      hints,
-      now,
-      reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
-      // "ignore" means: treat as a new caller, so the stored context stays private.
-      readContext: match !== undefined && identity.recommendation !== "ignore",
-    });
-    if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
-    return {
-      callId: input.callId,
-      customerRef: customerId,
-      callStart: now,
-      identity,
-      openIntents: written.openIntents,
-      variables: written.variables,
-    };
-  });
+  const statement = statementOptions(options, op);
+  const match = await matchCustomer(options.db, tenant, hints, now, statement);
+  const identity = match?.identity ?? scoreIdentity(NO_MATCH);
+  const customerId = match?.customerId ?? randomUUID();
+  const written = await refusedWithoutCredit(charge, () =>
+    recordStart(
+      options.db,
+      tenant,
+      {
+        callId: input.callId,
+        customerId,
+        newCustomer: match === undefined,
+        hints,
+        now,
+        reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
+        // "ignore" means: treat as a new caller, so the stored context stays private.
+        readContext: match !== undefined && identity.recommendation !== "ignore",
+        charge,
+      },
+      statement,
+    ),
+  );
+  if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
+  settleCharge(charge, written.creditsLeft);
+  return {
+    callId: input.callId,
+    customerRef: customerId,
+    callStart: now,
+    identity,
+    openIntents: written.openIntents,
+    variables: written.variables,
+  };
 }
 
-async function matchCustomer(trx: Db, tenant: Tenant, hints: NormalizedHints, now: Date) {
+async function matchCustomer(
+  db: Db,
+  tenant: Tenant,
+  hints: NormalizedHints,
+  now: Date,
+  statement: AbortableQueryOptions,
+) {
   const matchableSince = new Date(now.getTime() - CONTEXT_RETENTION_DAYS * DAY_MS);
-  const facts = await findCandidates(trx, tenant, hints, matchableSince);
+  const facts = await findCandidates(db, tenant, hints, matchableSince, statement);
   const candidates: Candidate[] = facts.map((fact) => ({
     customerId: fact.customerId,
     lastCallAt: fact.lastCallAt,

@@ -1,0 +1,30 @@
+import { createHash } from "node:crypto";
+import pg from "pg";
+
+// A pg client that prepares every statement with parameters: PostgreSQL
+// parses and plans it once per connection instead of on every execution. The
+// hot statements are long CTEs whose planning cost as much as their
+// execution. Every statement the service sends has a fixed text (values are
+// parameters, lists are arrays), so the prepared statements per connection
+// are few and bounded by the code.
+
+const names = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `cc_${createHash("sha256").update(text).digest("hex").slice(0, 32)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+export class PreparingClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query has many overloads; this forwards all of them.
+  override query(config: any, values?: any, callback?: any): any {
+    if (typeof config === "string" && Array.isArray(values) && values.length > 0) {
+      return super.query({ name: statementName(config), text: config, values }, callback);
+    }
+    return super.query(config, values, callback);
+  }
+}
