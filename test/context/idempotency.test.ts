@@ -66,6 +66,22 @@ describe.each(TRANSPORTS)("Idempotency-Key over %s", (protocol) => {
     expect(later.body.variables).toEqual({});
   });
 
+  test("a key already used for another call's end is refused with 422, and that call stays open", async () => {
+    const first = await startedCall();
+    const second = await startedCall();
+    const header = { "Idempotency-Key": next("key") };
+    expect((await calls.end({ call_id: first.callId, customer_ref: first.customerRef }, header)).status).toBe(200);
+    const taken = await calls.end(
+      { call_id: second.callId, customer_ref: second.customerRef, variables: { plan: "gold" } },
+      header,
+    );
+    expect(taken.status).toBe(422);
+    // The end's one statement had closed the call before finding the key taken: all of it was undone.
+    const later = await calls.start({ call_id: next("call"), identity_hints: second.hints });
+    expect(later.body.variables).toEqual({});
+    expect((await calls.end({ call_id: second.callId, customer_ref: second.customerRef })).status).toBe(200);
+  });
+
   test("keys expire after 24 hours: the repeat is then an end of an ended call", async () => {
     const { callId, customerRef } = await startedCall();
     const body = { call_id: callId, customer_ref: customerRef };

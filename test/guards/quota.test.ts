@@ -148,6 +148,35 @@ describe("the quota is exact under concurrency", () => {
   });
 });
 
+describe.each(TRANSPORTS)("a call that finds no credit in the database, over %s", (via) => {
+  // The quota guard's early check passes on the credit count it saw a moment ago; the
+  // admin API then takes the credits away, so only the call's own statement finds none.
+  async function accountJustEmptied() {
+    const account = await accountWithCredits(3);
+    expect((await calls.start(via, account.apiKey, startBody())).status).toBe(200);
+    await setQuota(server.url, account.accountId, 0);
+    return account;
+  }
+
+  test("a start is answered 402 and writes nothing: its call_id starts afresh once credit is back", async () => {
+    const { accountId, apiKey } = await accountJustEmptied();
+    const body = startBody();
+    expect((await calls.start(via, apiKey, body)).status).toBe(402);
+    await setQuota(server.url, accountId, 1);
+    expect((await calls.start(via, apiKey, body)).status).toBe(200);
+  });
+
+  test("an end is answered 402 and writes nothing: the call is still open once credit is back", async () => {
+    const { accountId, apiKey } = await accountWithCredits(3);
+    const started = await calls.start(via, apiKey, startBody());
+    const end = { call_id: started.body.call_id, customer_ref: started.body.customer_ref };
+    await setQuota(server.url, accountId, 0);
+    expect((await calls.end(via, apiKey, end)).status).toBe(402);
+    await setQuota(server.url, accountId, 1);
+    expect((await calls.end(via, apiKey, end)).status).toBe(200);
+  });
+});
+
 describe("test and prod keys share one quota", () => {
   test("credits used through sk_test_ and sk_prod_ keys come from the same account balance", async () => {
     const { accountId, billingAccountId, apiKey: testKey } = await accountWithCredits(3);
