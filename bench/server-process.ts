@@ -1,12 +1,23 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ChildServer, startChildServer } from "./child-process.ts";
 
-// The service as its own process (`node src/main.ts`), so the load generator
-// never shares its event loop. It logs at info, the production default: the
-// listening line carries the URL, and every request writes a line.
+// The service as its own process, started as `npm start` starts it (the same
+// Node flags), so the load generator never shares its event loop. It logs at
+// info, the production default: the listening line carries the URL, and every
+// request writes a line.
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+const START_FLAGS = startFlags();
+
+/** The Node flags of package.json's start script. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  return String(pkg.scripts.start)
+    .split(/\s+/)
+    .filter((word) => word.startsWith("--"));
+}
 
 export interface ServiceProcessOptions {
   readonly databaseEnv: Readonly<Record<string, string>>;
@@ -28,7 +39,10 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       LOG_LEVEL: "info",
       ...options.databaseEnv,
     },
-    nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : [],
+    nodeArgs: [
+      ...START_FLAGS,
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : []),
+    ],
     readyMessage: "caller context listening",
   });
 }

@@ -6,10 +6,10 @@ import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { refusedWithoutCredit, settleCharge } from "./charge.ts";
-import { whyNotClosed } from "./why-not-closed.ts";
 import { findStoredEnd } from "./idempotency-repository.ts";
 import { type CallStoreOptions, type Operation, statementOptions } from "./operation.ts";
 import { recordEnd } from "./record-end.ts";
+import { whyNotClosed } from "./why-not-closed.ts";
 
 /**
  * The end of a call. One statement closes the call, claims the

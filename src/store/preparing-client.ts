@@ -20,7 +20,7 @@ function statementName(text: string): string {
 }
 
 export class PreparingClient extends pg.Client {
-  // biome-ignore lint/suspicious/noExplicitAny: pg's query has many overloads; this forwards all of them.
+  // pg's query has many overloads; this forwards all of them.
   override query(config: any, values?: any, callback?: any): any {
     if (typeof config === "string" && Array.isArray(values) && values.length > 0) {
       return super.query({ name: statementName(config), text: config, values }, callback);

@@ -1,5 +1,5 @@
-import type { AbortableQueryOptions } from "kysely";
 import { randomUUID } from "node:crypto";
+import type { AbortableQueryOptions } from "kysely";
 import type { StartCallInput, StartCallResult } from "../domain/call.ts";
 import { type NormalizedHints, normalizeHints } from "../domain/caller-hints.ts";
 import { DomainError } from "../domain/domain-error.ts";
