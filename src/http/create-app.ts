@@ -12,6 +12,7 @@ import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
 import { body } from "./error-response.ts";
+import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
@@ -22,6 +23,14 @@ import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
  */
 export async function createApp(app: AppContext, interceptors: Interceptor[]): Promise<FastifyInstance> {
   const { config } = app;
+  const services: RestService[] = [
+    { service: CallerContextService, implementation: createCallerContextService(app) },
+    { service: HealthService, implementation: createHealthService(app) },
+    { service: AdminService, implementation: createAdminService(app) },
+  ];
+  // The REST body limit holds for every protocol, before and after decompression.
+  const readMaxBytes = config.bodyLimitBytes;
+  const grpcUnary = createGrpcUnaryHandler(services, interceptors, { readMaxBytes, log: app.log });
   const fastify = Fastify({
     loggerInstance: app.log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -39,14 +48,9 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
         keepAliveTimeoutMs: 72_000,
         maxHeaderSize: 16 * 1024,
         shutdownGraceMs: config.shutdownGraceMs,
+        h2Handler: grpcUnary,
       }) as unknown as http.Server,
   }) as unknown as FastifyInstance;
-
-  const services: RestService[] = [
-    { service: CallerContextService, implementation: createCallerContextService(app) },
-    { service: HealthService, implementation: createHealthService(app) },
-    { service: AdminService, implementation: createAdminService(app) },
-  ];
 
   // One line per request, with its id; never a header value or a body.
   fastify.addHook("onResponse", async (request, reply) => {
@@ -77,8 +81,7 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
-    // The REST body limit holds for every protocol, before and after decompression.
-    readMaxBytes: config.bodyLimitBytes,
+    readMaxBytes,
     contextValues: (request) => createContextValues().set(peerAddressKey, request.ip),
     routes(router) {
       for (const { service, implementation } of services) router.service(service, implementation as never);

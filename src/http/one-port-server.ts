@@ -17,6 +17,8 @@ export interface OnePortServerOptions {
   readonly maxHeaderSize: number;
   /** Past this, close() destroys connections still open. */
   readonly shutdownGraceMs: number;
+  /** Offered each HTTP/2 request first; returns true when it took it. */
+  readonly h2Handler?: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => boolean;
 }
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
@@ -32,7 +34,10 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortSer
   http1.requestTimeout = options.requestTimeoutMs;
   http1.keepAliveTimeout = options.keepAliveTimeoutMs;
 
-  const h2 = http2.createServer({ maxSessionMemory: 16 }, handler as never);
+  const h2 = http2.createServer({ maxSessionMemory: 16 }, (req, res) => {
+    if (options.h2Handler?.(req, res)) return;
+    (handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void)(req, res);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   h2.on("session", (session) => {
     sessions.add(session);

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, peerAddressKey, restStatusKey } from "../guards/context-values.ts";
 import { connectErrorToHttp, toConnectError } from "./error-response.ts";
+import { headerObject, headersFrom } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 
 // The generic REST adapter. Every RPC that declares a route in the proto
@@ -92,7 +93,7 @@ async function handle(
     requestMethod: request.method,
     url: request.url,
     requestSignal: abort.signal,
-    requestHeader: headersOf(request),
+    requestHeader: headersFrom(request.headers),
     contextValues: createContextValues().set(decodeIssuesKey, issues).set(peerAddressKey, request.ip),
   });
   const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
@@ -108,21 +109,4 @@ async function handle(
     const { status, body: errorBody } = connectErrorToHttp(error);
     return reply.code(status).headers(headerObject(error.metadata)).send(errorBody);
   }
-}
-
-function headersOf(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === "string") headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
-  return headers;
-}
-
-function headerObject(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    out[name] = value;
-  });
-  return out;
 }

@@ -1,0 +1,187 @@
+import { randomUUID } from "node:crypto";
+import type http2 from "node:http2";
+import { type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  createHandlerContext,
+  createServiceImplSpec,
+  type Interceptor,
+} from "@connectrpc/connect";
+import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import type { FastifyBaseLogger } from "fastify";
+import { peerAddressKey } from "../guards/context-values.ts";
+import { toConnectError } from "./error-response.ts";
+import { headerObject, headersFrom } from "./header-conversion.ts";
+import type { RestService } from "./rest-adapter.ts";
+
+// Unary gRPC calls with uncompressed messages, served straight from the h2c
+// stream: the same implementation through the same interceptor array as
+// every other protocol, without the general streaming machinery Connect's
+// handler runs for each call (a start sits on the path of a ringing phone).
+// Everything else that is gRPC (compressed messages, JSON codec, gRPC-Web,
+// streaming methods) goes to Connect's handler, as do Connect and REST.
+
+type ImplSpec = Parameters<typeof invokeUnaryImplementation>[0];
+
+interface UnaryRoute {
+  readonly method: DescMethodUnary;
+  readonly spec: ImplSpec;
+}
+
+export interface GrpcUnaryOptions {
+  /** The largest message accepted, as for every other protocol. */
+  readonly readMaxBytes: number;
+  readonly log: FastifyBaseLogger;
+}
+
+/** Handles the request and returns true when it is one of ours; returns false otherwise. */
+export type GrpcUnaryHandler = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => boolean;
+
+const FRAME_HEADER_BYTES = 5;
+const CONTENT_TYPE = "application/grpc+proto";
+
+export function createGrpcUnaryHandler(
+  services: readonly RestService[],
+  interceptors: Interceptor[],
+  options: GrpcUnaryOptions,
+): GrpcUnaryHandler {
+  const routes = new Map<string, UnaryRoute>();
+  for (const { service, implementation } of services) {
+    const spec = createServiceImplSpec(service, implementation as never);
+    for (const method of service.methods) {
+      if (method.methodKind !== "unary") continue;
+      routes.set(`/${service.typeName}/${method.name}`, {
+        method: method as DescMethodUnary,
+        spec: spec.methods[method.localName] as ImplSpec,
+      });
+    }
+  }
+  return (req, res) => {
+    const route = routes.get(req.url);
+    if (route === undefined || req.method !== "POST" || !isPlainGrpc(req.headers)) return false;
+    void serve(route, interceptors, options, req, res);
+    return true;
+  };
+}
+
+/** Binary gRPC with no message compression: what this handler serves. */
+function isPlainGrpc(headers: http2.IncomingHttpHeaders): boolean {
+  const type = headers["content-type"];
+  if (type !== "application/grpc" && type !== CONTENT_TYPE) return false;
+  const encoding = headers["grpc-encoding"];
+  return encoding === undefined || encoding === "identity";
+}
+
+async function serve(
+  route: UnaryRoute,
+  interceptors: Interceptor[],
+  options: GrpcUnaryOptions,
+  req: http2.Http2ServerRequest,
+  res: http2.Http2ServerResponse,
+): Promise<void> {
+  const began = performance.now();
+  const requestHeader = headersFrom(req.headers);
+  const reqId = requestHeader.get("x-request-id") ?? randomUUID();
+  const abort = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  const timeout = parseTimeout(requestHeader.get("grpc-timeout"), Number.MAX_SAFE_INTEGER);
+  const context = createHandlerContext({
+    service: route.method.parent,
+    method: route.method,
+    protocolName: "grpc",
+    requestMethod: "POST",
+    url: req.url,
+    timeoutMs: timeout.timeoutMs,
+    requestSignal: abort.signal,
+    requestHeader,
+    contextValues: createContextValues().set(peerAddressKey, req.socket?.remoteAddress ?? "unknown"),
+  });
+  let reply: Uint8Array | undefined;
+  let failure: ConnectError | undefined;
+  try {
+    if (timeout.error) throw timeout.error;
+    const body = await readMessage(req, options.readMaxBytes);
+    const input = parseMessage(route.method, body);
+    const output = await invokeUnaryImplementation(route.spec, context, input as never, interceptors);
+    reply = frame(toBinary(route.method.output, output as never));
+  } catch (thrown) {
+    failure = toConnectError(thrown);
+    if (failure.cause !== undefined) options.log.error({ err: failure.cause, reqId }, "request failed");
+  } finally {
+    context.abort();
+  }
+  if (res.destroyed) return;
+  res.writeHead(200, { ...headerObject(context.responseHeader), "content-type": CONTENT_TYPE });
+  const trailer = setTrailerStatus(context.responseTrailer, failure);
+  res.addTrailers(headerObject(trailer));
+  if (reply === undefined) res.end();
+  else res.end(reply);
+  // A refused request may still be sending its body: it is not read any further.
+  req.resume();
+  const ms = Math.round((performance.now() - began) * 10) / 10;
+  options.log.info({ reqId, method: "POST", url: req.url, status: 200, ms }, "request");
+}
+
+/** The one length-prefixed message of a unary request. */
+function readMessage(req: http2.Http2ServerRequest, readMaxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const fail = (error: ConnectError) => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length > FRAME_HEADER_BYTES + readMaxBytes) {
+        fail(new ConnectError(`message is larger than ${readMaxBytes} bytes`, Code.ResourceExhausted));
+      }
+    };
+    const onEnd = () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length));
+    req.on("data", onData);
+    req.once("end", onEnd);
+    req.once("error", () => fail(new ConnectError("the request stream failed", Code.Canceled)));
+  });
+}
+
+/**
+ * The message of a unary request body: exactly one uncompressed frame. The
+ * statuses are the ones Connect's handler gives the same faults.
+ */
+function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
+  if (body.length === 0) {
+    throw new ConnectError("protocol error: missing input message for unary method", Code.Unimplemented);
+  }
+  if (body.length < FRAME_HEADER_BYTES)
+    throw new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const flags = view.getUint8(0);
+  const declared = view.getUint32(1);
+  const end = FRAME_HEADER_BYTES + declared;
+  if (body.length < end) throw new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
+  if (body.length > end) {
+    throw new ConnectError("protocol error: received extra input message for unary method", Code.Unimplemented);
+  }
+  if ((flags & 0b1) !== 0) {
+    throw new ConnectError("protocol error: received compressed envelope without grpc-encoding", Code.InvalidArgument);
+  }
+  try {
+    return fromBinary(method.input, body.subarray(FRAME_HEADER_BYTES, end));
+  } catch (error) {
+    throw new ConnectError(`parse binary: ${(error as Error).message}`, Code.InvalidArgument);
+  }
+}
+
+function frame(message: Uint8Array): Uint8Array {
+  const out = new Uint8Array(FRAME_HEADER_BYTES + message.length);
+  new DataView(out.buffer).setUint32(1, message.length);
+  out.set(message, FRAME_HEADER_BYTES);
+  return out;
+}

@@ -1,0 +1,25 @@
+import type { IncomingHttpHeaders } from "node:http";
+
+// Node's header objects ⇄ the Fetch API's Headers, which Connect uses.
+
+const COLON = 58;
+
+/** A request's headers as Headers, without HTTP/2 pseudo-headers (":path", …), which Headers refuses. */
+export function headersFrom(raw: IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const name in raw) {
+    if (name.charCodeAt(0) === COLON) continue;
+    const value = raw[name];
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return headers;
+}
+
+export function headerObject(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  return out;
+}
