@@ -7,8 +7,7 @@ import { type Clock, systemClock } from "./domain/clock.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
-import { createMemoryRateLimiter } from "./guards/rate-limiter.ts";
-import { createRedisRateLimiter } from "./guards/redis-rate-limiter.ts";
+import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
 import { createApp } from "./http/create-app.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
@@ -42,7 +41,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock,
       log,
       keys: createKeyVerifier(database.db),
-      rateLimiter: config.redisUrl ? createRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
+      rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
     };
     const failedAuthLimiter = createMemoryRateLimiter();
@@ -86,4 +85,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await database.close().catch(() => {});
     throw error;
   }
+}
+
+/** Loaded only when Redis is configured: the client library is about 11 MB of memory a single instance does not need. */
+async function openRedisRateLimiter(url: string): Promise<RateLimiter> {
+  const { createRedisRateLimiter } = await import("./guards/redis-rate-limiter.ts");
+  return createRedisRateLimiter(url);
 }
