@@ -31,7 +31,14 @@ export async function endCall(
 ): Promise<EndCallResult> {
   const { now, charge } = op;
   const statement = statementOptions(options, op);
-  const requestHash = idempotencyKey === undefined ? undefined : fingerprintEndCall(command);
+  const claim =
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          key: idempotencyKey,
+          requestHash: fingerprintEndCall(command),
+          expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS),
+        };
   const { customerRef } = command;
 
   let keyTaken = false;
@@ -47,10 +54,7 @@ export async function endCall(
           intents: command.intents,
           variables: command.variables,
           now,
-          idempotency:
-            idempotencyKey === undefined || requestHash === undefined
-              ? undefined
-              : { key: idempotencyKey, requestHash, expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS) },
+          idempotency: claim,
           charge,
         },
         statement,
@@ -71,9 +75,9 @@ export async function endCall(
     keyTaken = written.keyTaken;
   }
 
-  if (idempotencyKey !== undefined && requestHash !== undefined) {
+  if (claim !== undefined) {
     const stored = await refusedWithoutCredit(charge, () =>
-      findStoredEnd(options.db, tenant, idempotencyKey, requestHash, now, charge, statement),
+      findStoredEnd(options.db, tenant, claim.key, claim.requestHash, now, charge, statement),
     );
     if (stored.kind === "mismatch") {
       throw new DomainError("idempotency_mismatch", "Idempotency-Key was already used with a different request body");
