@@ -22,19 +22,37 @@ const NO_CREDIT = "CC402";
 
 /**
  * The body of the CTE `charged`: takes one credit (renewing the quota first
- * when a new month has begun) when `when` holds, returning the credits left.
+ * when a new month has begun) when `when` holds, returning the credits left,
+ * after the CTEs named in `afterWrites` (each with a RETURNING clause).
  * A concurrent charge of the same account waits for the row and re-checks
  * the credit, so PostgreSQL orders every use of the quota, across instances.
  */
-export function chargeCte(charge: Charge | undefined, now: Date, when: RawBuilder<unknown>): RawBuilder<unknown> {
+export function chargeCte(
+  charge: Charge | undefined,
+  now: Date,
+  when: RawBuilder<unknown>,
+  afterWrites: readonly string[],
+): RawBuilder<unknown> {
   if (charge === undefined) return sql`select null::integer as quota_remaining where false`;
   const period = quotaPeriodOf(now);
   const credits = creditsThisPeriod(period, charge.allowance);
   return sql`
     update accounts set quota_remaining = ${credits} - 1, quota_period = ${period}
-    where id = ${charge.accountId} and ${credits} > 0 and ${when}
+    where id = ${charge.accountId} and ${credits} > 0 and ${when} and ${writesDone(afterWrites)}
     returning quota_remaining
   `;
+}
+
+/**
+ * Always true, but PostgreSQL can evaluate it only once the named
+ * data-modifying CTEs have run (a CTE runs when its rows are first read, and
+ * otherwise after the statement's query). Every call of an account waits for
+ * the account's row, so it is locked after the call's other writes and held
+ * only for the commit.
+ */
+function writesDone(names: readonly string[]): RawBuilder<boolean> {
+  if (names.length === 0) return sql`true`;
+  return sql.raw(`${names.map((name) => `(select count(*) from ${name})`).join(" + ")} >= 0`);
 }
 
 /**

@@ -29,7 +29,7 @@ export async function findStoredEnd(
       select request_hash, response from idempotency_keys
       where account_id = ${tenant.accountId} and mode = ${tenant.mode} and key = ${key} and expires_at > ${now}
     ),
-    charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`)})
+    charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, [])})
     select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, sameRequest)} as credits_left
     from stored
   `.execute(db, options);

@@ -31,6 +31,7 @@ export function linkIdentifiers(
     ) as w (kind, namespace, value)
     on conflict (account_id, mode, kind, namespace, value) do update
       set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
+    returning 1
   `;
 }
 
@@ -47,5 +48,6 @@ export function linkDialledNumber(
     select ${customerId}, ${dnis}::text, ${now}
     ${after ? sql`from ${after} ` : sql``}where ${dnis}::text is not null
     on conflict (customer_id, dnis) do update set last_seen_at = excluded.last_seen_at
+    returning 1
   `;
 }

@@ -65,7 +65,6 @@ export async function recordEnd(
         returning calls.call_start, calls.customer_id
       ),
       claimed as (${idempotency ? claimKey(tenant, record, idempotency) : sql`select null::text as key where false`}),
-      charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`)}),
       identifiers as (${linkIdentifiers(tenant, customer, record.hints, now, sql`closed`)}),
       dialled as (${linkDialledNumber(customer, record.hints, now, sql`closed`)}),
       saved_intents as (
@@ -94,6 +93,7 @@ export async function recordEnd(
             when excluded.status = 'resolved' then excluded.resolution_external_reference
             else intents.resolution_external_reference end,
           updated_at = excluded.updated_at
+        returning 1
       ),
       saved_variables as (
         insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
@@ -108,10 +108,12 @@ export async function recordEnd(
         on conflict (customer_id, name) do update set
           value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
           updated_at = excluded.updated_at, expires_at = excluded.expires_at
-      )
+        returning 1
+      ),
+      charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
       select closed.call_start, closed.customer_id,
-        ${creditsLeftColumn(charge, sql`true`)} as credits_left,
-        ${idempotency ? sql`case when not exists (select 1 from claimed) then refuse_statement(${KEY_TAKEN}, 'idempotency key taken') end` : sql`null`} as key_check
+        ${idempotency ? sql`case when not exists (select 1 from claimed) then refuse_statement(${KEY_TAKEN}, 'idempotency key taken') end` : sql`null`} as key_check,
+        ${creditsLeftColumn(charge, sql`true`)} as credits_left
       from closed
     `.execute(db, options);
     const row = rows[0];

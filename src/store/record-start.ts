@@ -62,17 +62,18 @@ export async function recordStart(
     new_customer as (
       insert into customers (id, account_id, mode, created_at, last_call_at)
       select ${customerId}, ${accountId}, ${mode}, ${now}, ${now} from call where ${record.newCustomer}
+      returning 1
     ),
     seen_customer as (
       update customers set last_call_at = ${now}
       where id = ${customerId} and not ${record.newCustomer} and exists (select 1 from call)
+      returning 1
     ),
     identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
     dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
-    charged as (${chargeCte(record.charge, now, started)})
+    charged as (${chargeCte(record.charge, now, started, ["new_customer", "seen_customer", "identifiers", "dialled"])})
     select
       ${started} as started,
-      ${creditsLeftColumn(record.charge, started)} as credits_left,
       coalesce((
         select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
         from intents where customer_id = ${customerId} and status = 'open' and ${record.readContext}
@@ -80,7 +81,8 @@ export async function recordStart(
       coalesce((
         select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
         from variables where customer_id = ${customerId} and expires_at > ${now} and ${record.readContext}
-      ), '{}') as variables
+      ), '{}') as variables,
+      ${creditsLeftColumn(record.charge, started)} as credits_left
   `.execute(db, options);
   const row = rows[0];
   if (!row.started) return { started: false };
