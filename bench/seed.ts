@@ -53,10 +53,12 @@ export async function seedCustomers(
 }
 
 /**
- * Vacuums (freezing) and analyzes what the seed wrote. A table loaded in bulk
- * is otherwise vacuumed by autovacuum a little later, which reads and rewrites
- * every page of it (and fills the WAL with them) while the benchmark measures.
- * A database grown by real calls has been vacuumed bit by bit all along.
+ * Vacuums (freezing) and analyzes what the seed wrote. Rows loaded in bulk
+ * carry no hint bits: the first statement to read each page afterwards sets
+ * them and so dirties the page, and a vacuum (autovacuum, where it is on)
+ * later rewrites every page; either way the benchmark would measure the
+ * writing of whole tables. A database grown by real calls has had its pages
+ * settled bit by bit all along.
  * VACUUM cannot run inside a transaction, so the statement timeout is lifted
  * on the one connection it runs on. CHECKPOINT needs a superuser (or the
  * pg_checkpoint role), as creating the benchmark's database already does.
