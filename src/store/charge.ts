@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { DomainError } from "../domain/domain-error.ts";
 import { creditsThisPeriod, type MonthlyAllowance, quotaPeriodOf } from "./account-repository.ts";
+import { isRefusal, refuse } from "./refusal.ts";
 
 /**
  * The bill of one operation, taken by the operation's own statement: the
@@ -17,7 +18,7 @@ export interface Charge {
   refused(): void;
 }
 
-/** The SQLSTATE a statement raises to undo itself when no credit is left (see refuse_statement). */
+/** The SQLSTATE a statement raises to undo itself when no credit is left. */
 const NO_CREDIT = "CC402";
 
 /**
@@ -62,7 +63,7 @@ function writesDone(names: readonly string[]): RawBuilder<boolean> {
 export function creditsLeftColumn(charge: Charge | undefined, when: RawBuilder<unknown>): RawBuilder<number | null> {
   if (charge === undefined) return sql`null::integer`;
   return sql`case when ${when} then
-    coalesce((select quota_remaining from charged), refuse_statement(${NO_CREDIT}, 'no credit left')) end`;
+    coalesce((select quota_remaining from charged), ${refuse(NO_CREDIT, "no credit left")}) end`;
 }
 
 /** Tells the charge what its statement did. */
@@ -78,7 +79,7 @@ export async function refusedWithoutCredit<T>(charge: Charge | undefined, work: 
   try {
     return await work();
   } catch (error) {
-    if ((error as { code?: unknown }).code !== NO_CREDIT) throw error;
+    if (!isRefusal(error, NO_CREDIT)) throw error;
     charge?.refused();
     throw new DomainError("resource_exhausted", "Monthly quota exhausted");
   }

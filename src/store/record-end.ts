@@ -5,6 +5,7 @@ import type { Tenant } from "../domain/tenant.ts";
 import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
+import { isRefusal, refuse } from "./refusal.ts";
 
 export interface EndRecord {
   readonly callId: string;
@@ -24,7 +25,7 @@ export type EndWrite =
   /** Nothing was written. `keyTaken`: the call was open, but its Idempotency-Key is held by another request. */
   | { readonly ended: false; readonly keyTaken: boolean };
 
-/** The SQLSTATE a statement raises to undo itself when its Idempotency-Key is taken (see refuse_statement). */
+/** The SQLSTATE a statement raises to undo itself when its Idempotency-Key is taken. */
 const KEY_TAKEN = "CC409";
 
 /**
@@ -112,7 +113,7 @@ export async function recordEnd(
       ),
       charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
       select closed.call_start, closed.customer_id,
-        ${idempotency ? sql`case when not exists (select 1 from claimed) then refuse_statement(${KEY_TAKEN}, 'idempotency key taken') end` : sql`null`} as key_check,
+        ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, sql`true`)} as credits_left
       from closed
     `.execute(db, options);
@@ -120,7 +121,7 @@ export async function recordEnd(
     if (row === undefined) return { ended: false, keyTaken: false };
     return { ended: true, callStart: row.call_start, customerId: row.customer_id, creditsLeft: row.credits_left };
   } catch (error) {
-    if ((error as { code?: unknown }).code === KEY_TAKEN) return { ended: false, keyTaken: true };
+    if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true };
     throw error;
   }
 }
