@@ -37,3 +37,8 @@ export const chargeKey = createContextKey<Charge | undefined>(undefined, {
 
 /** The client's address as the host saw it, for limits per source. */
 export const peerAddressKey = createContextKey<string>("unknown", { description: "the client's address" });
+
+/** Set by the time budget: epoch ms (real time) after which the call's write must not commit. */
+export const deadlineKey = createContextKey<number | undefined>(undefined, {
+  description: "when the call's client is answered 503",
+});

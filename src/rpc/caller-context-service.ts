@@ -5,7 +5,7 @@ import { DomainError } from "../domain/domain-error.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
 import { validateEndCall } from "../domain/validate-end.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
-import { chargeKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
+import { chargeKey, deadlineKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { endCall } from "../store/end-call.ts";
 import type { CallStoreOptions, Operation } from "../store/operation.ts";
 import { startCall } from "../store/start-call.ts";
@@ -36,7 +36,12 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
   };
 
   function operationOf(context: HandlerContext): Operation {
-    return { now: app.clock.now(), charge: context.values.get(chargeKey), signal: context.signal };
+    return {
+      now: app.clock.now(),
+      charge: context.values.get(chargeKey),
+      signal: context.signal,
+      deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
+    };
   }
 }
 
@@ -58,4 +63,15 @@ function idempotencyKeyOf(headers: Headers): string | undefined {
     ]);
   }
   return key;
+}
+
+/** The client's own deadline (grpc-timeout, connect-timeout-ms) as epoch ms, if it sent one. */
+function clientDeadline(context: HandlerContext): number | undefined {
+  const left = context.timeoutMs();
+  return left === undefined ? undefined : Date.now() + left;
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }

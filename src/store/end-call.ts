@@ -9,6 +9,7 @@ import { refusedWithoutCredit, settleCharge } from "./charge.ts";
 import { findStoredEnd } from "./idempotency-repository.ts";
 import { type CallStoreOptions, type Operation, statementOptions } from "./operation.ts";
 import { recordEnd } from "./record-end.ts";
+import { withinDeadline } from "./refusal.ts";
 import { whyNotClosed } from "./why-not-closed.ts";
 
 /**
@@ -43,21 +44,24 @@ export async function endCall(
 
   let keyTaken = false;
   if (customerRef === undefined || isCustomerRef(customerRef)) {
-    const written = await refusedWithoutCredit(charge, () =>
-      recordEnd(
-        options.db,
-        tenant,
-        {
-          callId: command.callId,
-          customerRef: customerRef?.toLowerCase(),
-          hints: normalizeHints(command.identityHints, undefined, options.defaultRegion),
-          intents: command.intents,
-          variables: command.variables,
-          now,
-          idempotency: claim,
-          charge,
-        },
-        statement,
+    const written = await withinDeadline(() =>
+      refusedWithoutCredit(charge, () =>
+        recordEnd(
+          options.db,
+          tenant,
+          {
+            callId: command.callId,
+            customerRef: customerRef?.toLowerCase(),
+            hints: normalizeHints(command.identityHints, undefined, options.defaultRegion),
+            intents: command.intents,
+            variables: command.variables,
+            now,
+            idempotency: claim,
+            charge,
+            deadline: op.deadline,
+          },
+          statement,
+        ),
       ),
     );
     if (written.ended) {

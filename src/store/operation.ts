@@ -15,6 +15,8 @@ export interface Operation {
   readonly now: Date;
   readonly charge?: Charge;
   readonly signal?: AbortSignal;
+  /** Epoch ms (real time) after which the call's write must not commit: its client was already answered. */
+  readonly deadline?: number;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Tenant } from "../domain/tenant.ts";
 import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
-import { isRefusal, refuse } from "./refusal.ts";
+import { deadlineColumn, isRefusal, refuse } from "./refusal.ts";
 
 export interface EndRecord {
   readonly callId: string;
@@ -18,6 +18,7 @@ export interface EndRecord {
   /** The Idempotency-Key to claim, with the request's fingerprint and the key's expiry. */
   readonly idempotency?: { readonly key: string; readonly requestHash: string; readonly expiresAt: Date };
   readonly charge?: Charge;
+  readonly deadline?: number;
 }
 
 export type EndWrite =
@@ -114,7 +115,8 @@ export async function recordEnd(
       charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
       select closed.call_start, closed.customer_id,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
-        ${creditsLeftColumn(charge, sql`true`)} as credits_left
+        ${creditsLeftColumn(charge, sql`true`)} as credits_left,
+        ${deadlineColumn(record.deadline)} as deadline_check
       from closed
     `.execute(db, options);
     const row = rows[0];

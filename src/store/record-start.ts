@@ -5,6 +5,7 @@ import type { Tenant } from "../domain/tenant.ts";
 import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
+import { deadlineColumn } from "./refusal.ts";
 
 export interface StartRecord {
   readonly callId: string;
@@ -17,6 +18,7 @@ export interface StartRecord {
   /** Read the customer's open intents and live variables. */
   readonly readContext: boolean;
   readonly charge?: Charge;
+  readonly deadline?: number;
 }
 
 export type StartWrite =
@@ -82,7 +84,8 @@ export async function recordStart(
         select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
         from variables where customer_id = ${customerId} and expires_at > ${now} and ${record.readContext}
       ), '{}') as variables,
-      ${creditsLeftColumn(record.charge, started)} as credits_left
+      ${creditsLeftColumn(record.charge, started)} as credits_left,
+      ${deadlineColumn(record.deadline)} as deadline_check
   `.execute(db, options);
   const row = rows[0];
   if (!row.started) return { started: false };

@@ -12,6 +12,7 @@ import { refusedWithoutCredit, settleCharge } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { type CallStoreOptions, type Operation, statementOptions } from "./operation.ts";
 import { recordStart } from "./record-start.ts";
+import { withinDeadline } from "./refusal.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -34,22 +35,25 @@ export async function startCall(
   const match = await matchCustomer(options.db, tenant, hints, now, statement);
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
-  const written = await refusedWithoutCredit(charge, () =>
-    recordStart(
-      options.db,
-      tenant,
-      {
-        callId: input.callId,
-        customerId,
-        newCustomer: match === undefined,
-        hints,
-        now,
-        reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
-        // "ignore" means: treat as a new caller, so the stored context stays private.
-        readContext: match !== undefined && identity.recommendation !== "ignore",
-        charge,
-      },
-      statement,
+  const written = await withinDeadline(() =>
+    refusedWithoutCredit(charge, () =>
+      recordStart(
+        options.db,
+        tenant,
+        {
+          callId: input.callId,
+          customerId,
+          newCustomer: match === undefined,
+          hints,
+          now,
+          reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
+          // "ignore" means: treat as a new caller, so the stored context stays private.
+          readContext: match !== undefined && identity.recommendation !== "ignore",
+          charge,
+          deadline: op.deadline,
+        },
+        statement,
+      ),
     ),
   );
   if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
