@@ -14,8 +14,8 @@ import { createHealthService } from "../rpc/health-service.ts";
 import { body } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
-import { strictInput } from "./strict-input.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
+import { strictInput } from "./strict-input.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 
 /**
