@@ -43,7 +43,7 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       ...START_FLAGS,
       ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : []),
     ],
-    readyMessage: "caller context listening",
+    readyMessage: "caller context ready",
   });
 }
 

@@ -28,6 +28,7 @@ const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: integer(30, 1),
   END_BUDGET_MS: integer(5000, 10),
   SHUTDOWN_GRACE_MS: integer(10_000, 0),
+  STARTUP_DB_WAIT_S: integer(0),
   SWEEP_INTERVAL_MS: integer(60_000, 1000),
   SWEEP_BATCH_SIZE: integer(1000, 1),
   QUOTA_FREE: integer(100),
@@ -59,6 +60,8 @@ export interface Config {
   /** How long a start or an end may take before the client gets 503 and the work is abandoned. */
   readonly budgetMs: { readonly start: number; readonly end: number };
   readonly shutdownGraceMs: number;
+  /** How long start-up waits for the database before giving up; 0 waits for ever. */
+  readonly startupDbWaitMs: number;
   readonly monthlyQuota: Readonly<Record<Tier, number>>;
   readonly sweep: { readonly intervalMs: number; readonly batchSize: number };
 }
@@ -101,6 +104,7 @@ export function envToConfig(env: Env): Config {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     budgetMs: Object.freeze({ start: e.START_BUDGET_MS, end: e.END_BUDGET_MS }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    startupDbWaitMs: e.STARTUP_DB_WAIT_S * 1000,
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
     monthlyQuota: Object.freeze({
       free: e.QUOTA_FREE,

@@ -11,7 +11,8 @@ import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter
 import { createApp } from "./http/create-app.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
-import { startSweeper } from "./store/sweeper.ts";
+import { type Sweeper, startSweeper } from "./store/sweeper.ts";
+import { waitForDatabase } from "./wait-for-database.ts";
 
 export interface ServerOptions {
   readonly clock?: Clock;
@@ -23,26 +24,35 @@ export interface RunningServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly context: AppContext;
-  readonly adminAccess: AdminAccess;
+  /**
+   * Settles once the database is reachable and migrated and calls are served;
+   * rejects when the wait for it fails (see waitForDatabase) or close() ends it.
+   */
+  readonly ready: Promise<AdminAccess>;
   close(): Promise<void>;
 }
 
-/** config → database → schema → admin access → context → app → listening. */
+/**
+ * config → database → context → app → listening, then (in the background)
+ * schema → admin access → ready. Until ready, calls and the health check answer 503.
+ */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = pino({ level: config.logLevel }, options.logDestination);
   const clock = options.clock ?? systemClock;
+  // An embedded directory held by another process stops the start here, at once.
   const database = await createDatabase(config);
   try {
-    await migrateToLatest(database.db);
-    const adminAccess = await ensureAdminAccess(database.db, config, clock.now());
-    const context: AppContext = {
+    let isReady = false;
+    const context: Mutable<AppContext> = {
       config,
-      database,
+      // The health check reports the database as disconnected until the schema is in place.
+      database: { ...database, ping: () => (isReady ? database.ping() : Promise.reject(new Error("not ready"))) },
       clock,
       log,
       keys: createKeyVerifier(database.db),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
-      adminTokenHash: adminAccess.adminTokenHash,
+      // Read only by calls, which are refused until ready, when it is set.
+      adminTokenHash: "",
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const interceptors = createGuardChain({
@@ -61,21 +71,41 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           : method === CallerContextService.method.endCall
             ? config.budgetMs.end
             : undefined,
+      isReady: () => isReady,
     });
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
-    const sweeper = startSweeper(database.db, clock, {
-      ...config.sweep,
-      onError: (error) => log.error({ err: error }, "retention sweep failed"),
+    log.info({ url, database: database.kind }, "caller context listening");
+
+    const stopWaiting = new AbortController();
+    let sweeper: Sweeper | undefined;
+    const ready = waitForDatabase(
+      async () => {
+        await migrateToLatest(database.db);
+        return ensureAdminAccess(database.db, config, clock.now());
+      },
+      { log, deadlineMs: config.startupDbWaitMs, signal: stopWaiting.signal },
+    ).then((adminAccess) => {
+      context.adminTokenHash = adminAccess.adminTokenHash;
+      sweeper = startSweeper(database.db, clock, {
+        ...config.sweep,
+        onError: (error) => log.error({ err: error }, "retention sweep failed"),
+      });
+      isReady = true;
+      return adminAccess;
     });
+    // Whoever starts the server decides what a failed wait means; no unhandled rejection meanwhile.
+    ready.catch(() => {});
     return {
       url,
       app,
       context,
-      adminAccess,
+      ready,
       async close() {
+        stopWaiting.abort(new Error("server closed while waiting for the database"));
+        await ready.catch(() => {});
         await app.close();
-        await sweeper.stop();
+        await sweeper?.stop();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();
@@ -86,6 +116,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     throw error;
   }
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Loaded only when Redis is configured: the client library is about 11 MB of memory a single instance does not need. */
 async function openRedisRateLimiter(url: string): Promise<RateLimiter> {

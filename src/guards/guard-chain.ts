@@ -10,10 +10,11 @@ import type { KeyVerifier } from "./key-verifier.ts";
 import { quotaGuard } from "./quota-guard.ts";
 import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import { readinessGuard } from "./readiness-guard.ts";
 import { timeBudget } from "./time-budget.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
-// gRPC alike: error boundary → time budget → authentication → rate limit →
+// gRPC alike: readiness → error boundary → time budget → authentication → rate limit →
 // quota → handler. The budget starts before the guards: their database work
 // is part of the time the caller waits.
 
@@ -31,10 +32,13 @@ export interface GuardDependencies {
   readonly authFailuresPerMinute: number;
   /** The time budget of a method, if it has one. */
   readonly budgetOf: (method: DescMethod) => number | undefined;
+  /** False until the database is reachable and migrated. */
+  readonly isReady: () => boolean;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
   return [
+    readinessGuard(deps.isReady),
     errorBoundary(deps.log),
     timeBudget(deps.budgetOf),
     authenticate({

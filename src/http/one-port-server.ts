@@ -22,6 +22,9 @@ export interface OnePortServerOptions {
 }
 
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+/** How long, and for how many more bytes, a connection closed after its response keeps being read. */
+const LINGER_MS = 5_000;
+const LINGER_BYTES = 64 * 1024 * 1024;
 
 /**
  * A net.Server that Fastify uses through `serverFactory`. It implements the
@@ -117,6 +120,7 @@ function routeBySniffing(socket: net.Socket, http1: http.Server, h2: http2.Http2
       // Node's HTTP/2 session reads the socket natively; resuming it here would race that read.
       h2.emit("connection", socket);
     } else {
+      lingerOnClose(socket);
       http1.emit("connection", socket);
       socket.resume();
     }
@@ -127,4 +131,29 @@ function routeBySniffing(socket: net.Socket, http1: http.Server, h2: http2.Http2
   };
   socket.on("data", onData);
   socket.on("error", onError);
+}
+
+/**
+ * A lingering close. Node ends a "Connection: close" response (a 413 for a body
+ * over the limit, say) with destroySoon(), which destroys the socket once the
+ * response is written; if the client is still sending, the kernel answers its
+ * unread bytes with a reset that can reach the client before the response does
+ * (EPIPE/ECONNRESET instead of the 413). Instead: send FIN after the response,
+ * keep reading (Node discards the rest of the body) until the client closes, for
+ * at most LINGER_MS or LINGER_BYTES, then destroy.
+ */
+function lingerOnClose(socket: net.Socket): void {
+  socket.destroySoon = () => {
+    if (socket.destroyed) return;
+    socket.end();
+    const readBefore = socket.bytesRead;
+    const check = setInterval(() => {
+      if (socket.bytesRead - readBefore > LINGER_BYTES) socket.destroy();
+    }, 100);
+    const deadline = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once("close", () => {
+      clearInterval(check);
+      clearTimeout(deadline);
+    });
+  };
 }

@@ -3,6 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { type InflightQueryAbortStrategy, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import type { Schema } from "./schema.ts";
@@ -42,15 +43,22 @@ export async function createDatabase(config: Config): Promise<Database> {
     pool.on("connect", (client) => client.on("error", () => {}));
     return wrap(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), "postgres");
   }
-  const pglite = await openPglite(target.dataDir);
-  return wrap(new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }), "pglite", () => pglite.close());
-}
-
-/** ":memory:" keeps the embedded database in memory (tests); any other value is a directory. */
-async function openPglite(dataDir: string): Promise<PGlite> {
-  if (dataDir === ":memory:") return PGlite.create();
-  await mkdir(dataDir, { recursive: true });
-  return PGlite.create(dataDir);
+  if (target.dataDir === ":memory:") {
+    const pglite = await PGlite.create();
+    return wrap(new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }), "pglite", () => pglite.close());
+  }
+  // ":memory:" keeps the embedded database in memory (tests); any other value is a
+  // directory, held by this process until close.
+  await mkdir(target.dataDir, { recursive: true });
+  const lock = await lockDataDir(target.dataDir);
+  const pglite = await PGlite.create(target.dataDir).catch(async (error) => {
+    await lock.release();
+    throw error;
+  });
+  return wrap(new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }), "pglite", async () => {
+    await pglite.close();
+    await lock.release();
+  });
 }
 
 function wrap(db: Db, kind: Database["kind"], afterDestroy?: () => Promise<void>): Database {

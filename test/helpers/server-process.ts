@@ -3,8 +3,9 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN } from "./test-server.ts";
 
-// The service as it runs in production: `node src/main.ts` in a process of
-// its own, found through the URL it logs when it starts listening.
+// The service as it runs in production: `node src/main.ts` (or `npm start`) in
+// a process of its own, found through the URL it logs when it starts listening,
+// and by default returned once it logs that it is ready.
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
@@ -28,8 +29,19 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["src/main.ts"], {
+export interface ServerProcessOptions {
+  /** Return once the port is open, or (the default) once the database is ready too. */
+  readonly until?: "listening" | "ready";
+  /** What to run: `node src/main.ts` (the default) or `npm start`. */
+  readonly command?: "node" | "npm start";
+}
+
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: ServerProcessOptions = {},
+): Promise<ServerProcess> {
+  const [file, args] = options.command === "npm start" ? ["npm", ["start"]] : [process.execPath, ["src/main.ts"]];
+  const child = spawn(file, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -38,9 +50,10 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });
+  const until = options.until ?? "ready";
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => fail(`no "caller context listening" within ${START_TIMEOUT_MS} ms`),
+      () => fail(`no "caller context ${until}" within ${START_TIMEOUT_MS} ms`),
       START_TIMEOUT_MS,
     );
     const onExit = (code: number | null, signal: string | null) => fail(`exited (${code ?? signal}) before listening`);
@@ -57,7 +70,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     };
     collectLines(child, output, (line) => {
       const entry = parseJson(line);
-      if (entry?.msg === "caller context listening" && typeof entry.url === "string") {
+      if (entry?.msg === `caller context ${until}` && typeof entry.url === "string") {
         settle();
         resolve(entry.url);
       }

@@ -34,6 +34,7 @@ export async function startTestServer(
     clock: options.clock,
     logDestination: { write: (line: string) => void logLines.push(line) },
   });
+  await server.ready;
   return {
     ...server,
     config,
