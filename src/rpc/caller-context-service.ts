@@ -1,7 +1,8 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { identifyCall } from "../calls/identify-call.ts";
 import type { AppContext } from "../context.ts";
-import { DomainError } from "../domain/domain-error.ts";
+import { DomainError, validationError } from "../domain/domain-error.ts";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
 import { validateEndCall } from "../domain/validate-end.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
@@ -9,15 +10,29 @@ import { chargeKey, deadlineKey, decodeIssuesKey, type Principal, principalKey }
 import { endCall } from "../store/end-call.ts";
 import type { CallStoreOptions, Operation } from "../store/operation.ts";
 import { startCall } from "../store/start-call.ts";
-import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
+import { getUsage, type UsageSources } from "../usage/get-usage.ts";
+import {
+  endRequestToInput,
+  endResultToResponse,
+  identifyRequestToInput,
+  identifyResultToResponse,
+  startRequestToInput,
+  startResultToResponse,
+  usageToResponse,
+} from "./call-mapping.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
-/** StartCall and EndCall, shared by REST, Connect and gRPC. */
+/** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
   const store: CallStoreOptions = {
     db: app.database.db,
     defaultRegion: app.config.defaultRegion,
     inflightAbort: app.database.inflightAbort,
+  };
+  const usageSources: UsageSources = {
+    db: app.database.db,
+    rateLimiter: app.rateLimiter,
+    monthlyAllowance: app.config.monthlyQuota,
   };
   return {
     startCall: withDomainErrors(async (request, context) => {
@@ -33,6 +48,18 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       const key = idempotencyKeyOf(context.requestHeader);
       return endResultToResponse(await endCall(store, principal.tenant, command, key, operationOf(context)));
     }),
+    identifyCall: withDomainErrors(async (request, context) => {
+      const principal = requirePrincipal(context);
+      const input = identifyRequestToInput(request);
+      validateStartCall(input, [...context.values.get(decodeIssuesKey)]);
+      return identifyResultToResponse(await identifyCall(store, principal.tenant, input, operationOf(context)));
+    }),
+    getUsage: withDomainErrors(async (_request, context) => {
+      const principal = requirePrincipal(context);
+      const issues = context.values.get(decodeIssuesKey);
+      if (issues.length > 0) throw validationError(issues);
+      return usageToResponse(await getUsage(usageSources, principal, app.clock.now()));
+    }),
   };
 
   function operationOf(context: HandlerContext): Operation {
@@ -45,7 +72,7 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
   }
 }
 
-function requirePrincipal(context: HandlerContext): Principal {
+export function requirePrincipal(context: HandlerContext): Principal {
   const principal = context.values.get(principalKey);
   // The authentication guard runs first for every API-key method; reaching
   // here without a principal means the chain was assembled wrongly.

@@ -68,7 +68,7 @@ export async function startCall(
   };
 }
 
-async function matchCustomer(
+export async function matchCustomer(
   db: Db,
   tenant: Tenant,
   hints: NormalizedHints,

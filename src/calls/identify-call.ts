@@ -1,0 +1,79 @@
+import type { IdentifyCallInput, StartCallResult } from "../domain/call.ts";
+import { normalizeHints } from "../domain/caller-hints.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import { findCallState } from "../store/call-state.ts";
+import { refusedWithoutCredit, settleCharge } from "../store/charge.ts";
+import { type CallStoreOptions, type Operation, statementOptions } from "../store/operation.ts";
+import { recordIdentify } from "../store/record-identify.ts";
+import { withinDeadline } from "../store/refusal.ts";
+import { matchCustomer } from "../store/start-call.ts";
+import { resolveRefHint } from "./resolve-ref-hint.ts";
+
+/**
+ * Identifies the caller of an open call again, with what the agent learnt
+ * during it. The hints are matched and scored as at start; the call moves to
+ * the customer found (without a match it stays where start put it), so the
+ * end saves there. A verified caller is certain: their hints and the call's
+ * number are linked to them at once.
+ */
+export async function identifyCall(
+  options: CallStoreOptions,
+  tenant: Tenant,
+  input: IdentifyCallInput,
+  op: Operation,
+): Promise<StartCallResult> {
+  const { db } = options;
+  const { now, charge } = op;
+  const call = await findCallState(db, tenant, input.callId);
+  if (call === undefined) throw neverStarted(input.callId);
+  if (call.ended) throw ended(input.callId);
+
+  const statement = statementOptions(options, op);
+  const hints = await resolveRefHint(db, tenant, normalizeHints(input.identityHints, undefined, options.defaultRegion));
+  const match = await matchCustomer(db, tenant, hints, now, statement);
+  const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
+  const customerId = match?.customerId ?? call.customerId;
+  const written = await withinDeadline(() =>
+    refusedWithoutCredit(charge, () =>
+      recordIdentify(
+        db,
+        tenant,
+        {
+          callId: input.callId,
+          customerId,
+          link: input.verified ? hints : undefined,
+          now,
+          // As at start: "ignore" keeps a stranger's context private.
+          readContext: identity.recommendation !== "ignore",
+          charge,
+          deadline: op.deadline,
+        },
+        statement,
+      ),
+    ),
+  );
+  // The call ended (or went with an erased customer) between the look and the write.
+  if (!written.moved) {
+    if ((await findCallState(db, tenant, input.callId)) === undefined) throw neverStarted(input.callId);
+    throw ended(input.callId);
+  }
+  settleCharge(charge, written.creditsLeft);
+  return {
+    callId: input.callId,
+    customerRef: customerId,
+    callStart: written.callStart,
+    identity,
+    openIntents: written.openIntents,
+    variables: written.variables,
+  };
+}
+
+function neverStarted(callId: string): DomainError {
+  return new DomainError("not_found", `Call '${callId}' was never started`);
+}
+
+function ended(callId: string): DomainError {
+  return new DomainError("failed_precondition", `Call '${callId}' has already ended`);
+}

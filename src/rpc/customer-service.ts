@@ -1,0 +1,62 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
+import type { AppContext } from "../context.ts";
+import type { CustomerStore } from "../customers/customer-store.ts";
+import { eraseCustomer } from "../customers/erase-customer.ts";
+import { getCustomer } from "../customers/get-customer.ts";
+import { listCustomers } from "../customers/list-customers.ts";
+import { mergeCustomers } from "../customers/merge-customers.ts";
+import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
+import { validationError } from "../domain/domain-error.ts";
+import { decodeIssuesKey } from "../guards/context-values.ts";
+import { requirePrincipal } from "./caller-context-service.ts";
+import { withDomainErrors } from "./connect-errors.ts";
+import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
+
+/** The customer records of the calling key's tenant, shared by REST, Connect and gRPC. */
+export function createCustomerService(app: AppContext): ServiceImpl<typeof CustomerService> {
+  const store: CustomerStore = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  const now = () => app.clock.now();
+  return {
+    getCustomer: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context, true);
+      return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, now()));
+    }),
+    listCustomers: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context, false);
+      const query = { ani: request.ani, externalId: request.externalId };
+      const found = await listCustomers(store, tenant, query, context.values.get(decodeIssuesKey));
+      return { customers: found.map(customerSummaryToProto) };
+    }),
+    eraseCustomer: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context, true);
+      const { customerRef } = await eraseCustomer(store, tenant, request.customerRef);
+      return { customerRef, erased: true };
+    }),
+    mergeCustomers: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context, true);
+      return customerRecordToProto(await mergeCustomers(store, tenant, request.customerRef, request.from, now()));
+    }),
+    unlinkIdentifier: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context, false);
+      const query = { ani: request.ani, externalId: request.externalId };
+      const record = await unlinkIdentifier(
+        store,
+        tenant,
+        request.customerRef,
+        query,
+        now(),
+        context.values.get(decodeIssuesKey),
+      );
+      return customerRecordToProto(record);
+    }),
+  };
+}
+
+/** The caller's tenant; with `strict`, a request the host could not decode (unknown field, wrong type) is a 400. */
+function tenantOf(context: HandlerContext, strict: boolean) {
+  const principal = requirePrincipal(context);
+  const issues = context.values.get(decodeIssuesKey);
+  if (strict && issues.length > 0) throw validationError(issues);
+  return principal.tenant;
+}
