@@ -8,7 +8,7 @@ import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
 import { validationError } from "../domain/domain-error.ts";
-import { decodeIssuesKey } from "../guards/context-values.ts";
+import { chargeKey, decodeIssuesKey } from "../guards/context-values.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
@@ -16,16 +16,16 @@ import { customerRecordToProto, customerSummaryToProto } from "./customer-mappin
 /** The customer records of the calling key's tenant, shared by REST, Connect and gRPC. */
 export function createCustomerService(app: AppContext): ServiceImpl<typeof CustomerService> {
   const store: CustomerStore = { db: app.database.db, defaultRegion: app.config.defaultRegion };
-  const now = () => app.clock.now();
+  const op = (context: HandlerContext) => ({ now: app.clock.now(), charge: context.values.get(chargeKey) });
   return {
     getCustomer: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context, true);
-      return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, now()));
+      return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, op(context)));
     }),
     listCustomers: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context, false);
       const query = { ani: request.ani, externalId: request.externalId };
-      const found = await listCustomers(store, tenant, query, context.values.get(decodeIssuesKey));
+      const found = await listCustomers(store, tenant, query, op(context), context.values.get(decodeIssuesKey));
       return { customers: found.map(customerSummaryToProto) };
     }),
     eraseCustomer: withDomainErrors(async (request, context) => {
@@ -35,7 +35,7 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     }),
     mergeCustomers: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context, true);
-      return customerRecordToProto(await mergeCustomers(store, tenant, request.customerRef, request.from, now()));
+      return customerRecordToProto(await mergeCustomers(store, tenant, request.customerRef, request.from, op(context)));
     }),
     unlinkIdentifier: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context, false);
@@ -45,7 +45,7 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
         tenant,
         request.customerRef,
         query,
-        now(),
+        op(context),
         context.values.get(decodeIssuesKey),
       );
       return customerRecordToProto(record);

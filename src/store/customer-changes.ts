@@ -41,8 +41,8 @@ export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string):
  * that locks both customers first (in id order, so two merges cannot
  * deadlock). Identifiers, calls and aliases move; dialled numbers keep the
  * latest sighting; intents of one name combine (see mergeIntents); of two
- * variables of one name the newer write wins. False when either customer is
- * gone.
+ * variables of one name the newer write wins; `bill` runs last, inside the
+ * transaction. False when either customer is gone.
  */
 export async function mergeCustomers(
   db: Db,
@@ -50,6 +50,7 @@ export async function mergeCustomers(
   survivorId: string,
   fromId: string,
   now: Date,
+  bill: (trx: Db) => Promise<void>,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const { rows: locked } = await sql<{ id: string }>`
@@ -88,6 +89,7 @@ export async function mergeCustomers(
     `.execute(trx);
     // What did not move (dialled numbers, intents and variables it shared with the survivor) goes with it.
     await sql`delete from customers where id = ${f}`.execute(trx);
+    await bill(trx);
     return true;
   });
 }
@@ -119,21 +121,26 @@ async function mergeIntents(db: Db, survivorId: string, fromId: string): Promise
   `.execute(db);
 }
 
-/** Removes one identifier from the customer; false when the customer does not hold it. */
+/** Removes one identifier from the customer, billed in the same transaction; false when the customer does not hold it. */
 export async function unlinkIdentifier(
   db: Db,
   tenant: Tenant,
   customerId: string,
   identifier: CustomerIdentifier,
+  bill: (trx: Db) => Promise<void>,
 ): Promise<boolean> {
-  const result = await db
-    .deleteFrom("customer_identifiers")
-    .where("account_id", "=", tenant.accountId)
-    .where("mode", "=", tenant.mode)
-    .where("kind", "=", identifier.kind)
-    .where("namespace", "=", identifier.namespace)
-    .where("value", "=", identifier.value)
-    .where("customer_id", "=", customerId)
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .deleteFrom("customer_identifiers")
+      .where("account_id", "=", tenant.accountId)
+      .where("mode", "=", tenant.mode)
+      .where("kind", "=", identifier.kind)
+      .where("namespace", "=", identifier.namespace)
+      .where("value", "=", identifier.value)
+      .where("customer_id", "=", customerId)
+      .executeTakeFirst();
+    if (result.numDeletedRows === 0n) return false;
+    await bill(trx);
+    return true;
+  });
 }

@@ -6,6 +6,7 @@ import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { refusedWithoutCredit, settleCharge } from "./charge.ts";
+import { resolveCustomerRef } from "./customer-repository.ts";
 import { findStoredEnd } from "./idempotency-repository.ts";
 import { type CallStoreOptions, type Operation, statementOptions } from "./operation.ts";
 import { recordEnd } from "./record-end.ts";
@@ -41,6 +42,11 @@ export async function endCall(
           expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS),
         };
   const { customerRef } = command;
+  // A merged customer's ref names its survivor; a ref that names nobody stays as sent (404 below).
+  const target =
+    customerRef !== undefined && isCustomerRef(customerRef)
+      ? ((await resolveCustomerRef(options.db, tenant, customerRef.toLowerCase())) ?? customerRef.toLowerCase())
+      : undefined;
 
   let keyTaken = false;
   if (customerRef === undefined || isCustomerRef(customerRef)) {
@@ -51,7 +57,7 @@ export async function endCall(
           tenant,
           {
             callId: command.callId,
-            customerRef: customerRef?.toLowerCase(),
+            customerRef: target,
             hints: normalizeHints(command.identityHints, undefined, options.defaultRegion),
             intents: command.intents,
             variables: command.variables,

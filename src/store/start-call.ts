@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AbortableQueryOptions } from "kysely";
+import { resolveRefHint } from "../calls/resolve-ref-hint.ts";
 import type { StartCallInput, StartCallResult } from "../domain/call.ts";
 import { type NormalizedHints, normalizeHints } from "../domain/caller-hints.ts";
 import { DomainError } from "../domain/domain-error.ts";
@@ -30,7 +31,11 @@ export async function startCall(
   op: Operation,
 ): Promise<StartCallResult> {
   const { now, charge } = op;
-  const hints = normalizeHints(input.identityHints, input.lineType, options.defaultRegion);
+  const hints = await resolveRefHint(
+    options.db,
+    tenant,
+    normalizeHints(input.identityHints, input.lineType, options.defaultRegion),
+  );
   const statement = statementOptions(options, op);
   const match = await matchCustomer(options.db, tenant, hints, now, statement);
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
