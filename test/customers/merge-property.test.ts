@@ -36,7 +36,6 @@ afterAll(async () => {
 });
 
 const CUSTOMERS = 5;
-type Step = { kind: "merge"; into: number; from: number } | { kind: "erase"; who: number };
 const step = fc.oneof(
   {
     weight: 4,
