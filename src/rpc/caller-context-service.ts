@@ -58,7 +58,13 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       const principal = requirePrincipal(context);
       const issues = context.values.get(decodeIssuesKey);
       if (issues.length > 0) throw validationError(issues);
-      return usageToResponse(await getUsage(usageSources, principal, app.clock.now()));
+      const usage = await getUsage(usageSources, principal, app.clock.now());
+      // The guard headers every authenticated response carries, from the same look (nothing was counted).
+      context.responseHeader.set("x-ratelimit-limit", String(usage.rateLimit.limit));
+      context.responseHeader.set("x-ratelimit-remaining", String(usage.rateLimit.remaining));
+      context.responseHeader.set("x-ratelimit-reset", String(usage.rateLimit.resetAt.getTime()));
+      context.responseHeader.set("x-quota-remaining", String(usage.quota.remaining));
+      return usageToResponse(usage);
     }),
   };
 
