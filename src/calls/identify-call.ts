@@ -2,36 +2,39 @@ import type { IdentifyCallInput, StartCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
-import type { Tenant } from "../domain/tenant.ts";
-import { findCallState } from "../store/call-state.ts";
+import { validateStartCall } from "../domain/validate-start.ts";
+import { findCallState } from "../store/call-repository.ts";
 import { refusedWithoutCredit, settleCharge } from "../store/charge.ts";
-import { type CallStoreOptions, type Operation, statementOptions } from "../store/operation.ts";
+import { statementOptions } from "../store/operation.ts";
 import { recordIdentify } from "../store/record-identify.ts";
 import { withinDeadline } from "../store/refusal.ts";
-import { matchCustomer } from "../store/start-call.ts";
+import type { CallDeps, CallRequest } from "./call-deps.ts";
+import { matchCustomer } from "./match-customer.ts";
 import { resolveRefHint } from "./resolve-ref-hint.ts";
 
 /**
  * Identifies the caller of an open call again, with what the agent learnt
- * during it. The hints are matched and scored as at start; the call moves to
- * the customer found (without a match it stays where start put it), so the
- * end saves there. A verified caller is certain: their hints and the call's
- * number are linked to them at once.
+ * during it. The hints are validated, matched and scored as at start; the
+ * call moves to the customer found (without a match it stays where start put
+ * it), so the end saves there. A verified caller is certain: their hints and
+ * the call's number are linked to them at once. Billed as one call, in the
+ * statement that moves the call.
  */
 export async function identifyCall(
-  options: CallStoreOptions,
-  tenant: Tenant,
+  deps: CallDeps,
+  request: CallRequest,
   input: IdentifyCallInput,
-  op: Operation,
 ): Promise<StartCallResult> {
-  const { db } = options;
-  const { now, charge } = op;
+  validateStartCall({ callId: input.callId, identityHints: input.identityHints });
+  const now = deps.clock.now();
+  const { db } = deps;
+  const { tenant, charge } = request;
   const call = await findCallState(db, tenant, input.callId);
   if (call === undefined) throw neverStarted(input.callId);
   if (call.ended) throw ended(input.callId);
 
-  const statement = statementOptions(options, op);
-  const hints = await resolveRefHint(db, tenant, normalizeHints(input.identityHints, undefined, options.defaultRegion));
+  const statement = statementOptions(deps.inflightAbort, request.signal);
+  const hints = await resolveRefHint(db, tenant, normalizeHints(input.identityHints, undefined, deps.defaultRegion));
   const match = await matchCustomer(db, tenant, hints, now, statement);
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
   const customerId = match?.customerId ?? call.customerId;
@@ -48,7 +51,7 @@ export async function identifyCall(
           // As at start: "ignore" keeps a stranger's context private.
           readContext: identity.recommendation !== "ignore",
           charge,
-          deadline: op.deadline,
+          deadline: request.deadline,
         },
         statement,
       ),

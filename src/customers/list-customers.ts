@@ -1,5 +1,4 @@
 import { type CustomerSummary, identifierOf } from "../domain/customer.ts";
-import type { FieldIssue } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { takeCredit } from "../store/charge.ts";
 import { findCustomersByIdentifier } from "../store/customer-repository.ts";
@@ -11,9 +10,8 @@ export async function listCustomers(
   tenant: Tenant,
   query: { readonly ani?: string; readonly externalId?: string },
   op: CustomerOperation,
-  decodeIssues: readonly FieldIssue[] = [],
 ): Promise<CustomerSummary[]> {
-  const identifier = identifierOf(query, store.defaultRegion, [...decodeIssues]);
+  const identifier = identifierOf(query, store.defaultRegion);
   const found = await findCustomersByIdentifier(store.db, tenant, identifier);
   await takeCredit(store.db, op.charge, op.now);
   return found;

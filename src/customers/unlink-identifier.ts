@@ -1,5 +1,5 @@
 import { type CustomerRecord, identifierOf } from "../domain/customer.ts";
-import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
+import { DomainError } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { takeCredit } from "../store/charge.ts";
 import { unlinkIdentifier as deleteIdentifier } from "../store/customer-changes.ts";
@@ -13,9 +13,8 @@ export async function unlinkIdentifier(
   ref: string,
   query: { readonly ani?: string; readonly externalId?: string },
   op: CustomerOperation,
-  decodeIssues: readonly FieldIssue[] = [],
 ): Promise<CustomerRecord> {
-  const identifier = identifierOf(query, store.defaultRegion, [...decodeIssues]);
+  const identifier = identifierOf(query, store.defaultRegion);
   const id = await liveCustomerId(store, tenant, ref);
   if (!(await deleteIdentifier(store.db, tenant, id, identifier, (trx) => takeCredit(trx, op.charge, op.now)))) {
     throw new DomainError(

@@ -67,9 +67,8 @@ export function customerRefOf(ref: string): string {
 export function identifierOf(
   query: { readonly ani?: string; readonly externalId?: string },
   defaultRegion: string,
-  earlier: Issues = [],
 ): CustomerIdentifier {
-  const issues: Issues = [...earlier];
+  const issues: Issues = [];
   const given = [query.ani, query.externalId].filter((value) => value !== undefined && value !== "");
   if (given.length !== 1) issues.push({ path: [], message: "Give exactly one of ani, external_id" });
   checkText(issues, ["ani"], query.ani, MAX_PHONE_LENGTH);

@@ -1,15 +1,12 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { type CallRequest, callDepsOf } from "../calls/call-deps.ts";
+import { endCall } from "../calls/end-call.ts";
 import { identifyCall } from "../calls/identify-call.ts";
+import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
-import { DomainError, validationError } from "../domain/domain-error.ts";
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
-import { validateEndCall } from "../domain/validate-end.ts";
-import { validateStartCall } from "../domain/validate-start.ts";
-import { chargeKey, deadlineKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
-import { endCall } from "../store/end-call.ts";
-import type { CallStoreOptions, Operation } from "../store/operation.ts";
-import { startCall } from "../store/start-call.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { chargeKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import {
   endRequestToInput,
@@ -22,43 +19,27 @@ import {
 } from "./call-mapping.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
-/** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC. */
+/** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
-  const store: CallStoreOptions = {
-    db: app.database.db,
-    defaultRegion: app.config.defaultRegion,
-    inflightAbort: app.database.inflightAbort,
-  };
+  const deps = callDepsOf(app);
   const usageSources: UsageSources = {
     db: app.database.db,
     rateLimiter: app.rateLimiter,
     monthlyAllowance: app.config.monthlyQuota,
   };
   return {
-    startCall: withDomainErrors(async (request, context) => {
-      const principal = requirePrincipal(context);
-      const input = validateStartCall(startRequestToInput(request), [...context.values.get(decodeIssuesKey)]);
-      return startResultToResponse(await startCall(store, principal.tenant, input, operationOf(context)));
-    }),
+    startCall: withDomainErrors(async (request, context) =>
+      startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
+    ),
     endCall: withDomainErrors(async (request, context) => {
-      const principal = requirePrincipal(context);
-      const command = validateEndCall(endRequestToInput(request), app.config.sensitiveData, [
-        ...context.values.get(decodeIssuesKey),
-      ]);
       const key = idempotencyKeyOf(context.requestHeader);
-      return endResultToResponse(await endCall(store, principal.tenant, command, key, operationOf(context)));
+      return endResultToResponse(await endCall(deps, callRequestOf(context), endRequestToInput(request), key));
     }),
-    identifyCall: withDomainErrors(async (request, context) => {
-      const principal = requirePrincipal(context);
-      const input = identifyRequestToInput(request);
-      validateStartCall(input, [...context.values.get(decodeIssuesKey)]);
-      return identifyResultToResponse(await identifyCall(store, principal.tenant, input, operationOf(context)));
-    }),
+    identifyCall: withDomainErrors(async (request, context) =>
+      identifyResultToResponse(await identifyCall(deps, callRequestOf(context), identifyRequestToInput(request))),
+    ),
     getUsage: withDomainErrors(async (_request, context) => {
-      const principal = requirePrincipal(context);
-      const issues = context.values.get(decodeIssuesKey);
-      if (issues.length > 0) throw validationError(issues);
-      const usage = await getUsage(usageSources, principal, app.clock.now());
+      const usage = await getUsage(usageSources, requirePrincipal(context), app.clock.now());
       // The guard headers every authenticated response carries, from the same look (nothing was counted).
       context.responseHeader.set("x-ratelimit-limit", String(usage.rateLimit.limit));
       context.responseHeader.set("x-ratelimit-remaining", String(usage.rateLimit.remaining));
@@ -67,15 +48,6 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       return usageToResponse(usage);
     }),
   };
-
-  function operationOf(context: HandlerContext): Operation {
-    return {
-      now: app.clock.now(),
-      charge: context.values.get(chargeKey),
-      signal: context.signal,
-      deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
-    };
-  }
 }
 
 export function requirePrincipal(context: HandlerContext): Principal {
@@ -86,16 +58,19 @@ export function requirePrincipal(context: HandlerContext): Principal {
   return principal;
 }
 
+function callRequestOf(context: HandlerContext): CallRequest {
+  const principal = requirePrincipal(context);
+  return {
+    tenant: principal.tenant,
+    charge: context.values.get(chargeKey),
+    signal: context.signal,
+    deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
+  };
+}
+
 /** Idempotency-Key and X-Idempotency-Key are one header; the first wins when both are sent. */
 function idempotencyKeyOf(headers: Headers): string | undefined {
-  const key = headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
-  if (key === undefined) return undefined;
-  if (key === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new DomainError("invalid_argument", "Validation failed", [
-      { path: ["Idempotency-Key"], message: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` },
-    ]);
-  }
-  return key;
+  return headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
 }
 
 /** The client's own deadline (grpc-timeout, connect-timeout-ms) as epoch ms, if it sent one. */

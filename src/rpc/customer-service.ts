@@ -7,8 +7,7 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { validationError } from "../domain/domain-error.ts";
-import { chargeKey, decodeIssuesKey } from "../guards/context-values.ts";
+import { chargeKey } from "../guards/context-values.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
@@ -19,44 +18,32 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
   const op = (context: HandlerContext) => ({ now: app.clock.now(), charge: context.values.get(chargeKey) });
   return {
     getCustomer: withDomainErrors(async (request, context) => {
-      const tenant = tenantOf(context, true);
+      const tenant = tenantOf(context);
       return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, op(context)));
     }),
     listCustomers: withDomainErrors(async (request, context) => {
-      const tenant = tenantOf(context, false);
+      const tenant = tenantOf(context);
       const query = { ani: request.ani, externalId: request.externalId };
-      const found = await listCustomers(store, tenant, query, op(context), context.values.get(decodeIssuesKey));
+      const found = await listCustomers(store, tenant, query, op(context));
       return { customers: found.map(customerSummaryToProto) };
     }),
     eraseCustomer: withDomainErrors(async (request, context) => {
-      const tenant = tenantOf(context, true);
+      const tenant = tenantOf(context);
       const { customerRef } = await eraseCustomer(store, tenant, request.customerRef);
       return { customerRef, erased: true };
     }),
     mergeCustomers: withDomainErrors(async (request, context) => {
-      const tenant = tenantOf(context, true);
+      const tenant = tenantOf(context);
       return customerRecordToProto(await mergeCustomers(store, tenant, request.customerRef, request.from, op(context)));
     }),
     unlinkIdentifier: withDomainErrors(async (request, context) => {
-      const tenant = tenantOf(context, false);
+      const tenant = tenantOf(context);
       const query = { ani: request.ani, externalId: request.externalId };
-      const record = await unlinkIdentifier(
-        store,
-        tenant,
-        request.customerRef,
-        query,
-        op(context),
-        context.values.get(decodeIssuesKey),
-      );
-      return customerRecordToProto(record);
+      return customerRecordToProto(await unlinkIdentifier(store, tenant, request.customerRef, query, op(context)));
     }),
   };
 }
 
-/** The caller's tenant; with `strict`, a request the host could not decode (unknown field, wrong type) is a 400. */
-function tenantOf(context: HandlerContext, strict: boolean) {
-  const principal = requirePrincipal(context);
-  const issues = context.values.get(decodeIssuesKey);
-  if (strict && issues.length > 0) throw validationError(issues);
-  return principal.tenant;
+function tenantOf(context: HandlerContext) {
+  return requirePrincipal(context).tenant;
 }
