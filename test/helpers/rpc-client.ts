@@ -34,6 +34,7 @@ export function createRpcClient(baseUrl: string): RpcClient {
         return { status: res.status, headers: Object.fromEntries(res.headers), body: res.body };
       }
       const issues: JsonIssue[] = [];
+      // gRPC clients cannot send a field the proto lacks: such a case is REST only.
       const message = decodeMessage(method.input, fields, issues);
       if (issues.length > 0) throw new Error(`test fields do not fit the proto: ${JSON.stringify(issues)}`);
       const metadata: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
