@@ -13,6 +13,7 @@ import { statementOptions } from "../store/operation.ts";
 import { recordEnd } from "../store/record-end.ts";
 import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
+import { retryWhenCustomerGone } from "./customer-gone.ts";
 
 /**
  * The end of a call. Whose context it is: the customer_ref sent at end (the
@@ -26,6 +27,15 @@ import type { CallDeps, CallRequest } from "./call-deps.ts";
  * a second look say why.
  */
 export async function endCall(
+  deps: CallDeps,
+  request: CallRequest,
+  input: EndCallInput,
+  idempotencyKey?: string,
+): Promise<EndCallResult> {
+  return retryWhenCustomerGone(() => endCallOnce(deps, request, input, idempotencyKey));
+}
+
+async function endCallOnce(
   deps: CallDeps,
   request: CallRequest,
   input: EndCallInput,

@@ -9,6 +9,7 @@ import { statementOptions } from "../store/operation.ts";
 import { recordIdentify } from "../store/record-identify.ts";
 import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
+import { retryWhenCustomerGone } from "./customer-gone.ts";
 import { matchCustomer } from "./match-customer.ts";
 import { resolveRefHint } from "./resolve-ref-hint.ts";
 
@@ -21,6 +22,14 @@ import { resolveRefHint } from "./resolve-ref-hint.ts";
  * statement that moves the call.
  */
 export async function identifyCall(
+  deps: CallDeps,
+  request: CallRequest,
+  input: IdentifyCallInput,
+): Promise<StartCallResult> {
+  return retryWhenCustomerGone(() => identifyCallOnce(deps, request, input));
+}
+
+async function identifyCallOnce(
   deps: CallDeps,
   request: CallRequest,
   input: IdentifyCallInput,

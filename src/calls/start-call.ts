@@ -11,6 +11,7 @@ import { statementOptions } from "../store/operation.ts";
 import { recordStart } from "../store/record-start.ts";
 import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
+import { retryWhenCustomerGone } from "./customer-gone.ts";
 import { matchCustomer } from "./match-customer.ts";
 import { resolveRefHint } from "./resolve-ref-hint.ts";
 
@@ -27,6 +28,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * and bills the call and commits on its own.
  */
 export async function startCall(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
+  return retryWhenCustomerGone(() => startCallOnce(deps, request, input));
+}
+
+async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
   validateStartCall(input);
   const now = deps.clock.now();
   const { tenant, charge } = request;
