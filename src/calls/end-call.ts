@@ -13,7 +13,7 @@ import { statementOptions } from "../store/operation.ts";
 import { recordEnd } from "../store/record-end.ts";
 import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
-import { retryWhenCustomerGone } from "./customer-gone.ts";
+import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
 
 /**
  * The end of a call. Whose context it is: the customer_ref sent at end (the
@@ -108,6 +108,11 @@ async function endCallOnce(
   const call = await findCallState(deps.db, tenant, command.callId);
   if (call === undefined) throw new DomainError("not_found", `Call '${command.callId}' was never started`);
   if (call.ended) throw new DomainError("failed_precondition", `Call '${command.callId}' has already ended`);
+  // The customer was merged away after its ref was resolved: the retry follows the alias.
+  if (customerRef !== undefined && isCustomerRef(customerRef)) {
+    const live = await resolveCustomerRef(deps.db, tenant, customerRef.toLowerCase());
+    if (live !== undefined && live !== target) throw new CustomerGoneError();
+  }
   throw new DomainError("not_found", `Customer '${customerRef}' not found`);
 }
 

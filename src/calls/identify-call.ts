@@ -9,7 +9,7 @@ import { statementOptions } from "../store/operation.ts";
 import { recordIdentify } from "../store/record-identify.ts";
 import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
-import { retryWhenCustomerGone } from "./customer-gone.ts";
+import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
 import { matchCustomer } from "./match-customer.ts";
 import { resolveRefHint } from "./resolve-ref-hint.ts";
 
@@ -66,10 +66,13 @@ async function identifyCallOnce(
       ),
     ),
   );
-  // The call ended (or went with an erased customer) between the look and the write.
   if (!written.moved) {
-    if ((await findCallState(db, tenant, input.callId)) === undefined) throw neverStarted(input.callId);
-    throw ended(input.callId);
+    // Between the look and the write the call ended, went with an erased customer, or the customer found was
+    // erased or merged away (then the retry looks again).
+    const state = await findCallState(db, tenant, input.callId);
+    if (state === undefined) throw neverStarted(input.callId);
+    if (state.ended) throw ended(input.callId);
+    throw new CustomerGoneError();
   }
   settleCharge(charge, written.creditsLeft);
   return {

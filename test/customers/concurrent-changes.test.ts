@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const method = (name: string) => (CustomerService.method as unknown as Record<string, DescMethodUnary>)[name];
 
-test("starts racing a merge and an erasure of their customer all succeed", async () => {
+test("starts and ends racing a merge or an erasure of their customer all succeed", async () => {
   for (let round = 0; round < 3; round++) {
     const start = (hints: object) =>
       calls.start("rest", apiKey, { call_id: `call-${randomUUID()}`, identity_hints: hints });
@@ -45,8 +45,16 @@ test("starts racing a merge and an erasure of their customer all succeed", async
     expect(countStatuses(outcomes)).toEqual({ 200: 10 });
     for (const outcome of outcomes) expect([survivor, merged]).toContain(outcome.body.customer_ref);
 
+    // Ends naming a ref that is merged away meanwhile save to the survivor.
+    const third = (await start({ ani: `+1415888${round}003` })).body.customer_ref;
+    const open = await Promise.all(Array.from({ length: 10 }, () => start({ customer_ref: survivor })));
+    const ends = open.map((o) => calls.end("rest", apiKey, { call_id: o.body.call_id, customer_ref: survivor }));
+    const mergeAway = rpc.call("rest", method("mergeCustomers"), apiKey, { customer_ref: third, from: survivor });
+    expect(countStatuses(await Promise.all(ends))).toEqual({ 200: 10 });
+    expect((await mergeAway).status).toBe(200);
+
     const more = Array.from({ length: 10 }, () => start({ customer_ref: survivor }));
-    const erase = rpc.call("rest", method("eraseCustomer"), apiKey, { customer_ref: survivor });
+    const erase = rpc.call("rest", method("eraseCustomer"), apiKey, { customer_ref: third });
     expect(countStatuses(await Promise.all(more))).toEqual({ 200: 10 });
     expect((await erase).status).toBe(200);
   }
