@@ -66,7 +66,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminTokenHash: () => context.adminTokenHash,
       authFailuresPerMinute: config.authFailuresPerMinute,
       budgetOf: (method) =>
-        method === CallerContextService.method.startCall
+        // An identification happens while the caller waits on the line, like a start.
+        method === CallerContextService.method.startCall || method === CallerContextService.method.identifyCall
           ? config.budgetMs.start
           : method === CallerContextService.method.endCall
             ? config.budgetMs.end

@@ -7,11 +7,13 @@ import { IDEMPOTENCY_KEY_LIFETIME_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from "../doma
 import { validateEndCall } from "../domain/validate-end.ts";
 import { findCallState } from "../store/call-repository.ts";
 import { refusedWithoutCredit, settleCharge } from "../store/charge.ts";
+import { resolveCustomerRef } from "../store/customer-repository.ts";
 import { findStoredEnd } from "../store/idempotency-repository.ts";
 import { statementOptions } from "../store/operation.ts";
 import { recordEnd } from "../store/record-end.ts";
 import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
+import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
 
 /**
  * The end of a call. Whose context it is: the customer_ref sent at end (the
@@ -25,6 +27,15 @@ import type { CallDeps, CallRequest } from "./call-deps.ts";
  * a second look say why.
  */
 export async function endCall(
+  deps: CallDeps,
+  request: CallRequest,
+  input: EndCallInput,
+  idempotencyKey?: string,
+): Promise<EndCallResult> {
+  return retryWhenCustomerGone(() => endCallOnce(deps, request, input, idempotencyKey));
+}
+
+async function endCallOnce(
   deps: CallDeps,
   request: CallRequest,
   input: EndCallInput,
@@ -44,6 +55,11 @@ export async function endCall(
           expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS),
         };
   const { customerRef } = command;
+  // A merged customer's ref names its survivor; a ref that names nobody stays as sent (404 below).
+  const target =
+    customerRef !== undefined && isCustomerRef(customerRef)
+      ? ((await resolveCustomerRef(deps.db, tenant, customerRef.toLowerCase())) ?? customerRef.toLowerCase())
+      : undefined;
 
   let keyTaken = false;
   // A customer_ref that is not a UUID names no customer: nothing to close.
@@ -55,7 +71,7 @@ export async function endCall(
           tenant,
           {
             callId: command.callId,
-            customerRef: customerRef?.toLowerCase(),
+            customerRef: target,
             hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
             intents: command.intents,
             variables: command.variables,
@@ -92,6 +108,11 @@ export async function endCall(
   const call = await findCallState(deps.db, tenant, command.callId);
   if (call === undefined) throw new DomainError("not_found", `Call '${command.callId}' was never started`);
   if (call.ended) throw new DomainError("failed_precondition", `Call '${command.callId}' has already ended`);
+  // The customer was merged away after its ref was resolved: the retry follows the alias.
+  if (customerRef !== undefined && isCustomerRef(customerRef)) {
+    const live = await resolveCustomerRef(deps.db, tenant, customerRef.toLowerCase());
+    if (live !== undefined && live !== target) throw new CustomerGoneError();
+  }
   throw new DomainError("not_found", `Customer '${customerRef}' not found`);
 }
 

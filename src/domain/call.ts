@@ -16,6 +16,13 @@ export interface StartCallInput {
   readonly lineType?: LineType;
 }
 
+export interface IdentifyCallInput {
+  readonly callId: string;
+  readonly identityHints?: IdentityHintsInput;
+  /** The client checked the caller's identity itself. */
+  readonly verified: boolean;
+}
+
 export interface IntentUpdateInput {
   readonly intent: string;
   readonly status?: IntentStatus;

@@ -99,3 +99,12 @@ export function recommendationFor(confidence: number): Identity["recommendation"
   if (confidence >= 0.3) return "confirm";
   return "ignore";
 }
+
+/**
+ * The client checked the caller's identity itself: certainty, whatever the
+ * hints matched, which stay listed after "verified".
+ */
+export function verifiedIdentity(matched: Identity | undefined): Identity {
+  const sources = ["verified", ...(matched?.sources ?? []).filter((source) => source !== "verified")];
+  return { confidence: 1, level: "very_high", sources, recommendation: "reuse" };
+}

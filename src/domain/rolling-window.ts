@@ -34,3 +34,16 @@ export function decide(hits: number[], nowMs: number, max: number): WindowDecisi
   hits.push(nowMs);
   return { allowed: true, count: hits.length, resetAtMs: hits[0] + WINDOW_MS, retryAtMs: nowMs };
 }
+
+export interface WindowState {
+  /** Accepted requests in the last 60 seconds. */
+  readonly count: number;
+  /** Epoch ms when the oldest counted request leaves the window (now + 60 s when none). */
+  readonly resetAtMs: number;
+}
+
+/** The window as `decide` would see it now, without recording a request. */
+export function inspect(hits: readonly number[], nowMs: number): WindowState {
+  const live = hits.filter((hit) => hit > nowMs - WINDOW_MS);
+  return { count: live.length, resetAtMs: live.length > 0 ? live[0] + WINDOW_MS : nowMs + WINDOW_MS };
+}

@@ -6,6 +6,7 @@ import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.
 import type { Charge } from "../store/charge.ts";
 import type { Db } from "../store/database.ts";
 import { chargeKey, principalKey } from "./context-values.ts";
+import { isBilled } from "./method-access.ts";
 
 export interface QuotaGuardOptions {
   readonly db: Db;
@@ -46,7 +47,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
   };
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
-    if (principal === undefined) return next(req);
+    if (principal === undefined || !isBilled(req.method)) return next(req);
     const accountId = principal.tenant.accountId;
     const exhausted = () =>
       new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, { "x-quota-remaining": "0" }, [

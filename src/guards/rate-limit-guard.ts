@@ -8,6 +8,7 @@ import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
 import { principalKey } from "./context-values.ts";
+import { isRateLimited } from "./method-access.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { withResponseHeaders } from "./response-headers.ts";
 
@@ -27,7 +28,7 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
   const { clock, log } = options;
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
-    if (principal === undefined) return next(req);
+    if (principal === undefined || !isRateLimited(req.method)) return next(req);
     const base = BASE_LIMIT_PER_MINUTE[principal.tier];
     const nowMs = clock.now().getTime();
     const decision = await options.rateLimiter.hit(principal.keyId, graceLimit(base), nowMs).catch((error) => {

@@ -1,8 +1,10 @@
-import { decide, type WindowDecision } from "../domain/rolling-window.ts";
+import { decide, inspect, type WindowDecision, type WindowState } from "../domain/rolling-window.ts";
 
 /** Where rolling windows live: in this process, or shared through Redis. */
 export interface RateLimiter {
   hit(key: string, max: number, nowMs: number): Promise<WindowDecision>;
+  /** The window as it stands, without counting a request. */
+  peek(key: string, nowMs: number): Promise<WindowState>;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,9 @@ export function createMemoryRateLimiter(): RateLimiter {
         windows.set(key, hits);
       }
       return decide(hits, nowMs, max);
+    },
+    async peek(key, nowMs) {
+      return inspect(windows.get(key) ?? [], nowMs);
     },
     async close() {
       clearInterval(sweep);

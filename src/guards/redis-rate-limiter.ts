@@ -47,6 +47,15 @@ export function createRedisRateLimiter(url: string): RateLimiter {
       ).rollingWindowHit(`ratelimit:${key}`, nowMs, WINDOW_MS, max, member)) as number[];
       return { allowed: allowed === 1, count, resetAtMs, retryAtMs };
     },
+    async peek(key, nowMs) {
+      const since = `(${nowMs - WINDOW_MS}`;
+      const [count, oldest] = await Promise.all([
+        redis.zcount(`ratelimit:${key}`, since, "+inf"),
+        redis.zrangebyscore(`ratelimit:${key}`, since, "+inf", "WITHSCORES", "LIMIT", 0, 1),
+      ]);
+      const first = oldest[1] === undefined ? nowMs : Number(oldest[1]);
+      return { count, resetAtMs: first + WINDOW_MS };
+    },
     async close() {
       redis.disconnect();
     },

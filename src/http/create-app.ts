@@ -4,10 +4,12 @@ import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
+import { createCustomerService } from "../rpc/customer-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
 import { accessLog } from "./access-log.ts";
 import { withRequestScope } from "./connect-handler-scope.ts";
@@ -32,6 +34,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   observers.add(accessLog(app.log));
   const services: RestService[] = [
     { service: CallerContextService, implementation: createCallerContextService(app) },
+    { service: CustomerService, implementation: createCustomerService(app) },
     { service: HealthService, implementation: createHealthService(app) },
     { service: AdminService, implementation: createAdminService(app) },
   ];

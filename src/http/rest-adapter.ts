@@ -52,7 +52,7 @@ export function registerRestRoutes(
       if (method.methodKind !== "unary" || !hasOption(method, routeOption)) continue;
       const { method: httpMethod, path } = getOption(method, routeOption);
       app.route({
-        method: httpMethod as "GET" | "POST",
+        method: httpMethod as "GET" | "POST" | "DELETE",
         url: path.replace(/\{(\w+)\}/g, ":$1"),
         handler: (request, reply) => handle(spec, method as DescMethodUnary, path, interceptors, request, reply),
       });
@@ -74,9 +74,13 @@ async function handle(
   scope.method = method.name;
   scope.route = route;
   const issues: JsonIssue[] = [];
-  const body = request.body as ParsedBody | undefined;
+  // GET and DELETE take their fields from the query string: some clients and proxies drop a DELETE body.
+  const fromQuery = request.method === "GET" || request.method === "DELETE";
+  const body = fromQuery ? undefined : (request.body as ParsedBody | undefined);
   let json: unknown;
-  if (body !== undefined && "malformed" in body) {
+  if (fromQuery) {
+    json = request.query;
+  } else if (body !== undefined && "malformed" in body) {
     issues.push({ path: [], message: "Malformed JSON" });
   } else {
     json = body?.json;

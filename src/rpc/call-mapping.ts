@@ -3,6 +3,9 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import {
   type EndCallRequest,
   type EndCallResponseSchema,
+  type GetUsageResponseSchema,
+  type IdentifyCallRequest,
+  type IdentifyCallResponseSchema,
   type IdentityHints,
   IdentityLevel,
   IntentStatus,
@@ -16,11 +19,13 @@ import type {
   LineType as DomainLineType,
   EndCallInput,
   EndCallResult,
+  IdentifyCallInput,
   Identity,
   IdentityHintsInput,
   StartCallInput,
   StartCallResult,
 } from "../domain/call.ts";
+import type { Usage } from "../usage/get-usage.ts";
 
 // proto ⇄ domain, field by field. Enum zero values (*_UNSPECIFIED) mean "not given".
 
@@ -29,6 +34,27 @@ export function startRequestToInput(request: StartCallRequest): StartCallInput {
     callId: request.callId,
     identityHints: request.identityHints && hintsToInput(request.identityHints),
     lineType: LINE_TYPES[request.telco?.lineType ?? LineType.UNSPECIFIED],
+  };
+}
+
+export function identifyRequestToInput(request: IdentifyCallRequest): IdentifyCallInput {
+  return {
+    callId: request.callId,
+    identityHints: request.identityHints && hintsToInput(request.identityHints),
+    verified: request.verified,
+  };
+}
+
+export function usageToResponse(usage: Usage): MessageInitShape<typeof GetUsageResponseSchema> {
+  return {
+    tier: usage.tier,
+    rateLimit: {
+      limit: usage.rateLimit.limit,
+      remaining: usage.rateLimit.remaining,
+      resetAt: timestampFromMs(usage.rateLimit.resetAt.getTime()),
+    },
+    quota: { remaining: usage.quota.remaining, renewsAt: timestampFromMs(usage.quota.renewsAt.getTime()) },
+    key: usage.key,
   };
 }
 
@@ -62,6 +88,15 @@ function hintsToInput(hints: IdentityHints): IdentityHintsInput {
 }
 
 export function startResultToResponse(result: StartCallResult): MessageInitShape<typeof StartCallResponseSchema> {
+  return callerContextFields(result);
+}
+
+/** An identification answers with the start response's fields. */
+export function identifyResultToResponse(result: StartCallResult): MessageInitShape<typeof IdentifyCallResponseSchema> {
+  return callerContextFields(result);
+}
+
+function callerContextFields(result: StartCallResult) {
   return {
     callId: result.callId,
     customerRef: result.customerRef,
@@ -72,13 +107,18 @@ export function startResultToResponse(result: StartCallResult): MessageInitShape
       status: IntentStatus.OPEN,
       attemptCount: intent.attemptCount,
     })),
-    variables: Object.fromEntries(
-      Object.entries(result.variables).map(([name, variable]) => [
-        name,
-        { value: variable.value, source: variable.source ?? undefined, ttlSeconds: variable.ttlSeconds },
-      ]),
-    ),
+    variables: variablesToProto(result.variables),
   };
+}
+
+/** Stored variables as start returns them: an unset source is JSON null. */
+export function variablesToProto(variables: StartCallResult["variables"]) {
+  return Object.fromEntries(
+    Object.entries(variables).map(([name, variable]) => [
+      name,
+      { value: variable.value, source: variable.source ?? undefined, ttlSeconds: variable.ttlSeconds },
+    ]),
+  );
 }
 
 export function endResultToResponse(result: EndCallResult): MessageInitShape<typeof EndCallResponseSchema> {

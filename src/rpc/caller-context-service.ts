@@ -2,16 +2,31 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { type CallRequest, callDepsOf } from "../calls/call-deps.ts";
 import { endCall } from "../calls/end-call.ts";
+import { identifyCall } from "../calls/identify-call.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { chargeKey, deadlineKey, principalKey } from "../guards/context-values.ts";
-import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
+import { chargeKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
+import { getUsage, type UsageSources } from "../usage/get-usage.ts";
+import {
+  endRequestToInput,
+  endResultToResponse,
+  identifyRequestToInput,
+  identifyResultToResponse,
+  startRequestToInput,
+  startResultToResponse,
+  usageToResponse,
+} from "./call-mapping.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
-/** StartCall and EndCall, shared by REST, Connect and gRPC: proto ⇄ the call use cases. */
+/** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
   const deps = callDepsOf(app);
+  const usageSources: UsageSources = {
+    db: app.database.db,
+    rateLimiter: app.rateLimiter,
+    monthlyAllowance: app.config.monthlyQuota,
+  };
   return {
     startCall: withDomainErrors(async (request, context) =>
       startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
@@ -20,14 +35,31 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       const key = idempotencyKeyOf(context.requestHeader);
       return endResultToResponse(await endCall(deps, callRequestOf(context), endRequestToInput(request), key));
     }),
+    identifyCall: withDomainErrors(async (request, context) =>
+      identifyResultToResponse(await identifyCall(deps, callRequestOf(context), identifyRequestToInput(request))),
+    ),
+    getUsage: withDomainErrors(async (_request, context) => {
+      const usage = await getUsage(usageSources, requirePrincipal(context), app.clock.now());
+      // The guard headers every authenticated response carries, from the same look (nothing was counted).
+      context.responseHeader.set("x-ratelimit-limit", String(usage.rateLimit.limit));
+      context.responseHeader.set("x-ratelimit-remaining", String(usage.rateLimit.remaining));
+      context.responseHeader.set("x-ratelimit-reset", String(usage.rateLimit.resetAt.getTime()));
+      context.responseHeader.set("x-quota-remaining", String(usage.quota.remaining));
+      return usageToResponse(usage);
+    }),
   };
 }
 
-function callRequestOf(context: HandlerContext): CallRequest {
+export function requirePrincipal(context: HandlerContext): Principal {
   const principal = context.values.get(principalKey);
   // The authentication guard runs first for every API-key method; reaching
   // here without a principal means the chain was assembled wrongly.
   if (principal === undefined) throw new DomainError("internal", "No authenticated principal");
+  return principal;
+}
+
+function callRequestOf(context: HandlerContext): CallRequest {
+  const principal = requirePrincipal(context);
   return {
     tenant: principal.tenant,
     charge: context.values.get(chargeKey),

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { DomainError } from "../domain/domain-error.ts";
 import { creditsThisPeriod, type MonthlyAllowance, quotaPeriodOf } from "./account-repository.ts";
+import type { Db } from "./database.ts";
 import { isRefusal, refuse } from "./refusal.ts";
 
 /**
@@ -83,4 +84,20 @@ export async function refusedWithoutCredit<T>(charge: Charge | undefined, work: 
     charge?.refused();
     throw new DomainError("resource_exhausted", "Monthly quota exhausted");
   }
+}
+
+/**
+ * Bills an operation whose writes need no statement of their own to commit
+ * with (a read), or that runs in a transaction (`db` is then the
+ * transaction): one credit, or the domain's refusal when none is left.
+ */
+export async function takeCredit(db: Db, charge: Charge | undefined, now: Date): Promise<void> {
+  if (charge === undefined) return;
+  await refusedWithoutCredit(charge, async () => {
+    const { rows } = await sql<{ credits_left: number | null }>`
+      with charged as (${chargeCte(charge, now, sql`true`, [])})
+      select ${creditsLeftColumn(charge, sql`true`)} as credits_left
+    `.execute(db);
+    settleCharge(charge, rows[0].credits_left);
+  });
 }

@@ -24,3 +24,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
   return UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(error.message));
 }
+
+/**
+ * A write that referenced a customer deleted since it was read (SQLSTATE
+ * 23503, foreign key violation): every foreign key of the schema points at
+ * customers or at their calls.
+ */
+export function isCustomerGone(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "23503";
+}

@@ -54,10 +54,10 @@ export async function recordStart(
     credits_left: number | null;
   }>`
     with call as (
-      insert into calls (account_id, mode, call_id, customer_id, call_start, call_end)
-      values (${accountId}, ${mode}, ${record.callId}, ${customerId}, ${now}, null)
+      insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
+      values (${accountId}, ${mode}, ${record.callId}, ${customerId}, ${now}, null, ${record.hints.aniKey ?? null}::text)
       on conflict (account_id, mode, call_id) do update
-        set customer_id = excluded.customer_id, call_start = excluded.call_start, call_end = null
+        set customer_id = excluded.customer_id, call_start = excluded.call_start, call_end = null, ani = excluded.ani
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),

@@ -66,6 +66,8 @@ export interface CallTable {
   customer_id: string;
   call_start: Timestamp;
   call_end: Timestamp | null;
+  /** The caller's number at start (its normalised key), if it sent one. */
+  ani: string | null;
 }
 
 export interface IntentTable {
@@ -99,6 +101,15 @@ export interface IdempotencyKeyTable {
   expires_at: Timestamp;
 }
 
+/** A customer merged into another: its ref keeps naming the survivor. */
+export interface CustomerAliasTable {
+  alias_id: string;
+  account_id: string;
+  mode: Mode;
+  customer_id: string;
+  merged_at: Timestamp;
+}
+
 export interface Schema {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -106,6 +117,7 @@ export interface Schema {
   customers: CustomerTable;
   customer_identifiers: CustomerIdentifierTable;
   customer_dnis: CustomerDnisTable;
+  customer_aliases: CustomerAliasTable;
   calls: CallTable;
   intents: IntentTable;
   variables: VariableTable;

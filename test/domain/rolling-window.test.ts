@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { decide, WINDOW_MS } from "../../src/domain/rolling-window.ts";
+import { decide, inspect, WINDOW_MS } from "../../src/domain/rolling-window.ts";
 
 const T = 1_700_000_000_000;
 const MAX = 110; // the free tier's grace value
@@ -137,5 +137,17 @@ describe("a window with no allowance", () => {
   test("refuses with finite reset and retry times a full window away", () => {
     const decision = decide([], 1_000, 0);
     expect(decision).toEqual({ allowed: false, count: 0, resetAtMs: 61_000, retryAtMs: 61_000 });
+  });
+});
+
+describe("inspect", () => {
+  test("reports what decide would count, without recording a request", () => {
+    const hits: number[] = [];
+    fill(hits, T, 3);
+    fill(hits, T + 30_000, 2);
+    expect(inspect(hits, T + 30_000)).toEqual({ count: 5, resetAtMs: T + WINDOW_MS });
+    expect(inspect(hits, T + WINDOW_MS)).toEqual({ count: 2, resetAtMs: T + 30_000 + WINDOW_MS });
+    expect(hits).toHaveLength(5);
+    expect(inspect([], T)).toEqual({ count: 0, resetAtMs: T + WINDOW_MS });
   });
 });

@@ -112,7 +112,7 @@ const STATUS_OF_CODE: Partial<Record<grpcStatus, number>> = {
   [grpcStatus.UNAVAILABLE]: 503,
 };
 
-function grpcOutcomeStatus(error: grpc.ServiceError | undefined): number {
+export function grpcOutcomeStatus(error: grpc.ServiceError | undefined): number {
   if (error === undefined) return 200;
   if (error.code === grpcStatus.RESOURCE_EXHAUSTED) {
     if (grpcErrorDetails(error, QuotaExhaustedSchema).length > 0) return 402;
@@ -123,7 +123,7 @@ function grpcOutcomeStatus(error: grpc.ServiceError | undefined): number {
   return STATUS_OF_CODE[error.code] ?? 0;
 }
 
-function grpcErrorBody(error: grpc.ServiceError) {
+export function grpcErrorBody(error: grpc.ServiceError) {
   const [validation] = grpcErrorDetails(error, ValidationFailureSchema);
   return {
     message: error.details,

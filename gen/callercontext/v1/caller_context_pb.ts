@@ -13,7 +13,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/caller_context.proto.
  */
 export const file_callercontext_v1_caller_context: GenFile = /*@__PURE__*/
-  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIjYKBVRlbGNvEi0KCWxpbmVfdHlwZRgBIAEoDjIaLmNhbGxlcmNvbnRleHQudjEuTGluZVR5cGUi4QIKEVN0YXJ0Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSRQoJdmFyaWFibGVzGAYgAygLMjIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASKZAQoISWRlbnRpdHkSEgoKY29uZmlkZW5jZRgBIAEoARIuCgVsZXZlbBgCIAEoDjIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlMZXZlbBIPCgdzb3VyY2VzGAMgAygJEjgKDnJlY29tbWVuZGF0aW9uGAQgASgOMiAuY2FsbGVyY29udGV4dC52MS5SZWNvbW1lbmRhdGlvbiJjCgpPcGVuSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIVCg1hdHRlbXB0X2NvdW50GAMgASgNIk4KCFZhcmlhYmxlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhMKC3R0bF9zZWNvbmRzGAMgASgNQgkKB19zb3VyY2UitgQKDkVuZENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSGQoMY3VzdG9tZXJfcmVmGAIgASgJSACIAQESNwoOaWRlbnRpdHlfaGludHMYAyABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEwoGaW50ZW50GAQgASgJSAGIAQESNQoNaW50ZW50X3N0YXR1cxgFIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEkIKCXZhcmlhYmxlcxgGIAMoCzIvLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QuVmFyaWFibGVzRW50cnkSNgoOaW50ZW50X3VwZGF0ZXMYByADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFVwZGF0ZRJPChB2YXJpYWJsZV91cGRhdGVzGAggAygLMjUuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZVVwZGF0ZXNFbnRyeRowCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlgKFFZhcmlhYmxlVXBkYXRlc0VudHJ5EgsKA2tleRgBIAEoCRIvCgV2YWx1ZRgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGVVcGRhdGU6AjgBQg8KDV9jdXN0b21lcl9yZWZCCQoHX2ludGVudCKAAQoMSW50ZW50VXBkYXRlEg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uIjYKClJlc29sdXRpb24SDAoEdHlwZRgBIAEoCRIaChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAkiaQoOVmFyaWFibGVVcGRhdGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESGAoLdHRsX3NlY29uZHMYAyABKA1IAYgBAUIJCgdfc291cmNlQg4KDF90dGxfc2Vjb25kcyLkAQoPRW5kQ2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGNhbGxfZW5kGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBkdXJhdGlvbl9zZWNvbmRzGAUgASgBEhcKD2ludGVudHNfdXBkYXRlZBgGIAEoDRIZChF2YXJpYWJsZXNfdXBkYXRlZBgHIAEoDSp+CghMaW5lVHlwZRIZChVMSU5FX1RZUEVfVU5TUEVDSUZJRUQQABIUChBMSU5FX1RZUEVfTU9CSUxFEAESFgoSTElORV9UWVBFX0xBTkRMSU5FEAISEgoOTElORV9UWVBFX1ZPSVAQAxIVChFMSU5FX1RZUEVfVU5LTk9XThAEKpkBCg1JZGVudGl0eUxldmVsEh4KGklERU5USVRZX0xFVkVMX1VOU1BFQ0lGSUVEEAASFgoSSURFTlRJVFlfTEVWRUxfTE9XEAESGQoVSURFTlRJVFlfTEVWRUxfTUVESVVNEAISFwoTSURFTlRJVFlfTEVWRUxfSElHSBADEhwKGElERU5USVRZX0xFVkVMX1ZFUllfSElHSBAEKoEBCg5SZWNvbW1lbmRhdGlvbhIeChpSRUNPTU1FTkRBVElPTl9VTlNQRUNJRklFRBAAEhgKFFJFQ09NTUVOREFUSU9OX1JFVVNFEAESGgoWUkVDT01NRU5EQVRJT05fQ09ORklSTRACEhkKFVJFQ09NTUVOREFUSU9OX0lHTk9SRRADKmEKDEludGVudFN0YXR1cxIdChlJTlRFTlRfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSSU5URU5UX1NUQVRVU19PUEVOEAESGgoWSU5URU5UX1NUQVRVU19SRVNPTFZFRBACMvQBChRDYWxsZXJDb250ZXh0U2VydmljZRJxCglTdGFydENhbGwSIi5jYWxsZXJjb250ZXh0LnYxLlN0YXJ0Q2FsbFJlcXVlc3QaIy5jYWxsZXJjb250ZXh0LnYxLlN0YXJ0Q2FsbFJlc3BvbnNlIhuKtRgXCgRQT1NUEg8vdjEvY2FsbHMvc3RhcnQSaQoHRW5kQ2FsbBIgLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QaIS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXNwb25zZSIZirUYFQoEUE9TVBINL3YxL2NhbGxzL2VuZGIGcHJvdG8z", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
+  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIjYKBVRlbGNvEi0KCWxpbmVfdHlwZRgBIAEoDjIaLmNhbGxlcmNvbnRleHQudjEuTGluZVR5cGUi4QIKEVN0YXJ0Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSRQoJdmFyaWFibGVzGAYgAygLMjIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASKZAQoISWRlbnRpdHkSEgoKY29uZmlkZW5jZRgBIAEoARIuCgVsZXZlbBgCIAEoDjIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlMZXZlbBIPCgdzb3VyY2VzGAMgAygJEjgKDnJlY29tbWVuZGF0aW9uGAQgASgOMiAuY2FsbGVyY29udGV4dC52MS5SZWNvbW1lbmRhdGlvbiJjCgpPcGVuSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIVCg1hdHRlbXB0X2NvdW50GAMgASgNIk4KCFZhcmlhYmxlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhMKC3R0bF9zZWNvbmRzGAMgASgNQgkKB19zb3VyY2UitgQKDkVuZENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSGQoMY3VzdG9tZXJfcmVmGAIgASgJSACIAQESNwoOaWRlbnRpdHlfaGludHMYAyABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEwoGaW50ZW50GAQgASgJSAGIAQESNQoNaW50ZW50X3N0YXR1cxgFIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEkIKCXZhcmlhYmxlcxgGIAMoCzIvLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QuVmFyaWFibGVzRW50cnkSNgoOaW50ZW50X3VwZGF0ZXMYByADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFVwZGF0ZRJPChB2YXJpYWJsZV91cGRhdGVzGAggAygLMjUuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZVVwZGF0ZXNFbnRyeRowCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlgKFFZhcmlhYmxlVXBkYXRlc0VudHJ5EgsKA2tleRgBIAEoCRIvCgV2YWx1ZRgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGVVcGRhdGU6AjgBQg8KDV9jdXN0b21lcl9yZWZCCQoHX2ludGVudCKAAQoMSW50ZW50VXBkYXRlEg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uIjYKClJlc29sdXRpb24SDAoEdHlwZRgBIAEoCRIaChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAkiaQoOVmFyaWFibGVVcGRhdGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESGAoLdHRsX3NlY29uZHMYAyABKA1IAYgBAUIJCgdfc291cmNlQg4KDF90dGxfc2Vjb25kcyLkAQoPRW5kQ2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGNhbGxfZW5kGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBkdXJhdGlvbl9zZWNvbmRzGAUgASgBEhcKD2ludGVudHNfdXBkYXRlZBgGIAEoDRIZChF2YXJpYWJsZXNfdXBkYXRlZBgHIAEoDSJxChNJZGVudGlmeUNhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEAoIdmVyaWZpZWQYAyABKAgi5wIKFElkZW50aWZ5Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSSAoJdmFyaWFibGVzGAYgAygLMjUuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASIRCg9HZXRVc2FnZVJlcXVlc3QirAEKEEdldFVzYWdlUmVzcG9uc2USDAoEdGllchgBIAEoCRI0CgpyYXRlX2xpbWl0GAIgASgLMiAuY2FsbGVyY29udGV4dC52MS5SYXRlTGltaXRVc2FnZRIrCgVxdW90YRgDIAEoCzIcLmNhbGxlcmNvbnRleHQudjEuUXVvdGFVc2FnZRInCgNrZXkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLktleVVzYWdlImAKDlJhdGVMaW1pdFVzYWdlEg0KBWxpbWl0GAEgASgNEhEKCXJlbWFpbmluZxgCIAEoDRIsCghyZXNldF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgoKUXVvdGFVc2FnZRIRCglyZW1haW5pbmcYASABKA0SLQoJcmVuZXdzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIkCghLZXlVc2FnZRIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJKn4KCExpbmVUeXBlEhkKFUxJTkVfVFlQRV9VTlNQRUNJRklFRBAAEhQKEExJTkVfVFlQRV9NT0JJTEUQARIWChJMSU5FX1RZUEVfTEFORExJTkUQAhISCg5MSU5FX1RZUEVfVk9JUBADEhUKEUxJTkVfVFlQRV9VTktOT1dOEAQqmQEKDUlkZW50aXR5TGV2ZWwSHgoaSURFTlRJVFlfTEVWRUxfVU5TUEVDSUZJRUQQABIWChJJREVOVElUWV9MRVZFTF9MT1cQARIZChVJREVOVElUWV9MRVZFTF9NRURJVU0QAhIXChNJREVOVElUWV9MRVZFTF9ISUdIEAMSHAoYSURFTlRJVFlfTEVWRUxfVkVSWV9ISUdIEAQqgQEKDlJlY29tbWVuZGF0aW9uEh4KGlJFQ09NTUVOREFUSU9OX1VOU1BFQ0lGSUVEEAASGAoUUkVDT01NRU5EQVRJT05fUkVVU0UQARIaChZSRUNPTU1FTkRBVElPTl9DT05GSVJNEAISGQoVUkVDT01NRU5EQVRJT05fSUdOT1JFEAMqYQoMSW50ZW50U3RhdHVzEh0KGUlOVEVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJJTlRFTlRfU1RBVFVTX09QRU4QARIaChZJTlRFTlRfU1RBVFVTX1JFU09MVkVEEAIy4AMKFENhbGxlckNvbnRleHRTZXJ2aWNlEnEKCVN0YXJ0Q2FsbBIiLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVzcG9uc2UiG4q1GBcKBFBPU1QSDy92MS9jYWxscy9zdGFydBJpCgdFbmRDYWxsEiAuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdBohLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlc3BvbnNlIhmKtRgVCgRQT1NUEg0vdjEvY2FsbHMvZW5kEn0KDElkZW50aWZ5Q2FsbBIlLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpZnlDYWxsUmVxdWVzdBomLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpZnlDYWxsUmVzcG9uc2UiHoq1GBoKBFBPU1QSEi92MS9jYWxscy9pZGVudGlmeRJrCghHZXRVc2FnZRIhLmNhbGxlcmNvbnRleHQudjEuR2V0VXNhZ2VSZXF1ZXN0GiIuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlc3BvbnNlIhiKtRgQCgNHRVQSCS92MS91c2FnZZC1GARiBnByb3RvMw", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message callercontext.v1.StartCallRequest
@@ -425,6 +425,209 @@ export const EndCallResponseSchema: GenMessage<EndCallResponse> = /*@__PURE__*/
   messageDesc(file_callercontext_v1_caller_context, 11);
 
 /**
+ * @generated from message callercontext.v1.IdentifyCallRequest
+ */
+export type IdentifyCallRequest = Message<"callercontext.v1.IdentifyCallRequest"> & {
+  /**
+   * A call started and not yet ended.
+   *
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * At least one of ani, external_ids, customer_ref.
+   *
+   * @generated from field: callercontext.v1.IdentityHints identity_hints = 2;
+   */
+  identityHints?: IdentityHints | undefined;
+
+  /**
+   * The client checked the caller's identity itself: confidence 1.0.
+   *
+   * @generated from field: bool verified = 3;
+   */
+  verified: boolean;
+};
+
+/**
+ * Describes the message callercontext.v1.IdentifyCallRequest.
+ * Use `create(IdentifyCallRequestSchema)` to create a new message.
+ */
+export const IdentifyCallRequestSchema: GenMessage<IdentifyCallRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 12);
+
+/**
+ * The shape of StartCallResponse: who the caller is now, and their context.
+ *
+ * @generated from message callercontext.v1.IdentifyCallResponse
+ */
+export type IdentifyCallResponse = Message<"callercontext.v1.IdentifyCallResponse"> & {
+  /**
+   * @generated from field: string call_id = 1;
+   */
+  callId: string;
+
+  /**
+   * @generated from field: string customer_ref = 2;
+   */
+  customerRef: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp call_start = 3;
+   */
+  callStart?: Timestamp | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.Identity identity = 4;
+   */
+  identity?: Identity | undefined;
+
+  /**
+   * @generated from field: repeated callercontext.v1.OpenIntent open_intents = 5;
+   */
+  openIntents: OpenIntent[];
+
+  /**
+   * @generated from field: map<string, callercontext.v1.Variable> variables = 6;
+   */
+  variables: { [key: string]: Variable };
+};
+
+/**
+ * Describes the message callercontext.v1.IdentifyCallResponse.
+ * Use `create(IdentifyCallResponseSchema)` to create a new message.
+ */
+export const IdentifyCallResponseSchema: GenMessage<IdentifyCallResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 13);
+
+/**
+ * @generated from message callercontext.v1.GetUsageRequest
+ */
+export type GetUsageRequest = Message<"callercontext.v1.GetUsageRequest"> & {
+};
+
+/**
+ * Describes the message callercontext.v1.GetUsageRequest.
+ * Use `create(GetUsageRequestSchema)` to create a new message.
+ */
+export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 14);
+
+/**
+ * @generated from message callercontext.v1.GetUsageResponse
+ */
+export type GetUsageResponse = Message<"callercontext.v1.GetUsageResponse"> & {
+  /**
+   * @generated from field: string tier = 1;
+   */
+  tier: string;
+
+  /**
+   * @generated from field: callercontext.v1.RateLimitUsage rate_limit = 2;
+   */
+  rateLimit?: RateLimitUsage | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.QuotaUsage quota = 3;
+   */
+  quota?: QuotaUsage | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.KeyUsage key = 4;
+   */
+  key?: KeyUsage | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.GetUsageResponse.
+ * Use `create(GetUsageResponseSchema)` to create a new message.
+ */
+export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 15);
+
+/**
+ * @generated from message callercontext.v1.RateLimitUsage
+ */
+export type RateLimitUsage = Message<"callercontext.v1.RateLimitUsage"> & {
+  /**
+   * The tier's base limit per rolling minute.
+   *
+   * @generated from field: uint32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * Requests left in the current window before the base limit.
+   *
+   * @generated from field: uint32 remaining = 2;
+   */
+  remaining: number;
+
+  /**
+   * When the oldest counted request leaves the window.
+   *
+   * @generated from field: google.protobuf.Timestamp reset_at = 3;
+   */
+  resetAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.RateLimitUsage.
+ * Use `create(RateLimitUsageSchema)` to create a new message.
+ */
+export const RateLimitUsageSchema: GenMessage<RateLimitUsage> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 16);
+
+/**
+ * @generated from message callercontext.v1.QuotaUsage
+ */
+export type QuotaUsage = Message<"callercontext.v1.QuotaUsage"> & {
+  /**
+   * @generated from field: uint32 remaining = 1;
+   */
+  remaining: number;
+
+  /**
+   * The first moment of the next quota period (UTC month).
+   *
+   * @generated from field: google.protobuf.Timestamp renews_at = 2;
+   */
+  renewsAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.QuotaUsage.
+ * Use `create(QuotaUsageSchema)` to create a new message.
+ */
+export const QuotaUsageSchema: GenMessage<QuotaUsage> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 17);
+
+/**
+ * @generated from message callercontext.v1.KeyUsage
+ */
+export type KeyUsage = Message<"callercontext.v1.KeyUsage"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * "test" or "prod".
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message callercontext.v1.KeyUsage.
+ * Use `create(KeyUsageSchema)` to create a new message.
+ */
+export const KeyUsageSchema: GenMessage<KeyUsage> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 18);
+
+/**
  * @generated from enum callercontext.v1.LineType
  */
 export const LineType = {
@@ -601,6 +804,28 @@ export const CallerContextService: GenService<{
     methodKind: "unary";
     input: typeof EndCallRequestSchema;
     output: typeof EndCallResponseSchema;
+  },
+  /**
+   * Identifies the caller of a started call again, with what was learnt
+   * during the call; the call then belongs to the customer found. Billed.
+   *
+   * @generated from rpc callercontext.v1.CallerContextService.IdentifyCall
+   */
+  identifyCall: {
+    methodKind: "unary";
+    input: typeof IdentifyCallRequestSchema;
+    output: typeof IdentifyCallResponseSchema;
+  },
+  /**
+   * The quota and rate limit left to the calling key's account. Neither
+   * billed nor counted against the rate limit.
+   *
+   * @generated from rpc callercontext.v1.CallerContextService.GetUsage
+   */
+  getUsage: {
+    methodKind: "unary";
+    input: typeof GetUsageRequestSchema;
+    output: typeof GetUsageResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_callercontext_v1_caller_context, 0);

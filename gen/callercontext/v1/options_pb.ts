@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/options.proto.
  */
 export const file_callercontext_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiJQoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkqRQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAjpPCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlJvdXRlUgVyb3V0ZTpSCgZhY2Nlc3MSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjShgMgASgOMhguY2FsbGVyY29udGV4dC52MS5BY2Nlc3NSBmFjY2Vzc2IGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiJQoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkqdAoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAhIVChFBQ0NFU1NfTk9UX0JJTExFRBADEhYKEkFDQ0VTU19OT1RfTUVURVJFRBAEOk8KBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIXLmNhbGxlcmNvbnRleHQudjEuUm91dGVSBXJvdXRlOlIKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyABKA4yGC5jYWxsZXJjb250ZXh0LnYxLkFjY2Vzc1IGYWNjZXNzYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Route binds an RPC to a REST endpoint. The HTTP host turns every method
@@ -22,7 +22,8 @@ export const file_callercontext_v1_options: GenFile = /*@__PURE__*/
  */
 export type Route = Message<"callercontext.v1.Route"> & {
   /**
-   * HTTP method, upper case: "GET" or "POST".
+   * HTTP method, upper case: "GET", "POST" or "DELETE". GET and DELETE take
+   * their fields from the path and the query string.
    *
    * @generated from field: string method = 1;
    */
@@ -70,6 +71,20 @@ export const Access = {
    * @generated from enum value: ACCESS_ADMIN = 2;
    */
   ADMIN: 2,
+
+  /**
+   * An API key, rate limited but not billed (erasure: never blocked by quota).
+   *
+   * @generated from enum value: ACCESS_NOT_BILLED = 3;
+   */
+  NOT_BILLED: 3,
+
+  /**
+   * An API key, neither rate limited nor billed (reading one's own usage).
+   *
+   * @generated from enum value: ACCESS_NOT_METERED = 4;
+   */
+  NOT_METERED: 4,
 } as const;
 
 /**

@@ -1,0 +1,15 @@
+import type { Charge } from "../store/charge.ts";
+import type { Db } from "../store/database.ts";
+
+/** What the customer operations need of the store. */
+export interface CustomerStore {
+  readonly db: Db;
+  /** The region a number without country code is read in, as at start. */
+  readonly defaultRegion: string;
+}
+
+/** What each customer operation gets besides its input: the time and the bill (none for an unbilled one). */
+export interface CustomerOperation {
+  readonly now: Date;
+  readonly charge?: Charge;
+}

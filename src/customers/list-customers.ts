@@ -1,0 +1,18 @@
+import { type CustomerSummary, identifierOf } from "../domain/customer.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import { takeCredit } from "../store/charge.ts";
+import { findCustomersByIdentifier } from "../store/customer-repository.ts";
+import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
+
+/** The customers holding a number or an external id (none is an empty list, not an error). Billed. */
+export async function listCustomers(
+  store: CustomerStore,
+  tenant: Tenant,
+  query: { readonly ani?: string; readonly externalId?: string },
+  op: CustomerOperation,
+): Promise<CustomerSummary[]> {
+  const identifier = identifierOf(query, store.defaultRegion);
+  const found = await findCustomersByIdentifier(store.db, tenant, identifier);
+  await takeCredit(store.db, op.charge, op.now);
+  return found;
+}

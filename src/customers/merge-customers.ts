@@ -1,0 +1,31 @@
+import { type CustomerRecord, customerNotFound } from "../domain/customer.ts";
+import { validationError } from "../domain/domain-error.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import { takeCredit } from "../store/charge.ts";
+import { mergeCustomers as moveCustomer } from "../store/customer-changes.ts";
+import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
+import { liveCustomerId, recordOf } from "./live-customer.ts";
+
+/**
+ * Merges customer `from` into the customer `ref` names: everything of `from`
+ * moves, and its ref (with any aliases it had) names the survivor from now
+ * on. Two refs of one customer cannot be merged. Billed within the merge's transaction.
+ */
+export async function mergeCustomers(
+  store: CustomerStore,
+  tenant: Tenant,
+  ref: string,
+  from: string,
+  op: CustomerOperation,
+): Promise<CustomerRecord> {
+  if (from === "") throw validationError([{ path: ["from"], message: "Required" }]);
+  const survivor = await liveCustomerId(store, tenant, ref);
+  const merged = await liveCustomerId(store, tenant, from);
+  if (merged === survivor) {
+    throw validationError([{ path: ["from"], message: "Names the same customer as customer_ref" }]);
+  }
+  // Either one may have been erased or merged away since it was resolved.
+  if (!(await moveCustomer(store.db, tenant, survivor, merged, op.now, (trx) => takeCredit(trx, op.charge, op.now))))
+    throw customerNotFound(`${ref}' or '${from}`);
+  return recordOf(store, tenant, survivor, op.now);
+}

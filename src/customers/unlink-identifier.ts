@@ -1,0 +1,26 @@
+import { type CustomerRecord, identifierOf } from "../domain/customer.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import { takeCredit } from "../store/charge.ts";
+import { unlinkIdentifier as deleteIdentifier } from "../store/customer-changes.ts";
+import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
+import { liveCustomerId, recordOf } from "./live-customer.ts";
+
+/** Detaches a number or an external id from the customer, so the next start with it no longer finds them. */
+export async function unlinkIdentifier(
+  store: CustomerStore,
+  tenant: Tenant,
+  ref: string,
+  query: { readonly ani?: string; readonly externalId?: string },
+  op: CustomerOperation,
+): Promise<CustomerRecord> {
+  const identifier = identifierOf(query, store.defaultRegion);
+  const id = await liveCustomerId(store, tenant, ref);
+  if (!(await deleteIdentifier(store.db, tenant, id, identifier, (trx) => takeCredit(trx, op.charge, op.now)))) {
+    throw new DomainError(
+      "not_found",
+      `Customer '${ref}' has no such ${identifier.kind === "ani" ? "ani" : "external_id"}`,
+    );
+  }
+  return recordOf(store, tenant, id, op.now);
+}

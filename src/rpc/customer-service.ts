@@ -1,0 +1,49 @@
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import type { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
+import type { AppContext } from "../context.ts";
+import type { CustomerStore } from "../customers/customer-store.ts";
+import { eraseCustomer } from "../customers/erase-customer.ts";
+import { getCustomer } from "../customers/get-customer.ts";
+import { listCustomers } from "../customers/list-customers.ts";
+import { mergeCustomers } from "../customers/merge-customers.ts";
+import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
+import { chargeKey } from "../guards/context-values.ts";
+import { requirePrincipal } from "./caller-context-service.ts";
+import { withDomainErrors } from "./connect-errors.ts";
+import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
+
+/** The customer records of the calling key's tenant, shared by REST, Connect and gRPC. */
+export function createCustomerService(app: AppContext): ServiceImpl<typeof CustomerService> {
+  const store: CustomerStore = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  const op = (context: HandlerContext) => ({ now: app.clock.now(), charge: context.values.get(chargeKey) });
+  return {
+    getCustomer: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context);
+      return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, op(context)));
+    }),
+    listCustomers: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context);
+      const query = { ani: request.ani, externalId: request.externalId };
+      const found = await listCustomers(store, tenant, query, op(context));
+      return { customers: found.map(customerSummaryToProto) };
+    }),
+    eraseCustomer: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context);
+      const { customerRef } = await eraseCustomer(store, tenant, request.customerRef);
+      return { customerRef, erased: true };
+    }),
+    mergeCustomers: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context);
+      return customerRecordToProto(await mergeCustomers(store, tenant, request.customerRef, request.from, op(context)));
+    }),
+    unlinkIdentifier: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context);
+      const query = { ani: request.ani, externalId: request.externalId };
+      return customerRecordToProto(await unlinkIdentifier(store, tenant, request.customerRef, query, op(context)));
+    }),
+  };
+}
+
+function tenantOf(context: HandlerContext) {
+  return requirePrincipal(context).tenant;
+}

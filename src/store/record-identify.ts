@@ -1,0 +1,106 @@
+import { type AbortableQueryOptions, sql } from "kysely";
+import type { OpenIntent, StoredVariable } from "../domain/call.ts";
+import type { NormalizedHints } from "../domain/caller-hints.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
+import type { Db } from "./database.ts";
+import { linkIdentifiers } from "./link-statements.ts";
+import { deadlineColumn } from "./refusal.ts";
+
+export interface IdentifyRecord {
+  readonly callId: string;
+  /** The customer the call belongs to from now on. */
+  readonly customerId: string;
+  /** Link the hints' identifiers and the call's own number to the customer (a verified caller). */
+  readonly link?: NormalizedHints;
+  readonly now: Date;
+  /** Read the customer's open intents and live variables. */
+  readonly readContext: boolean;
+  readonly charge?: Charge;
+  readonly deadline?: number;
+}
+
+export type IdentifyWrite =
+  | { readonly moved: false }
+  | {
+      readonly moved: true;
+      readonly callStart: Date;
+      readonly openIntents: OpenIntent[];
+      readonly variables: Record<string, StoredVariable>;
+      readonly creditsLeft: number | null;
+    };
+
+/**
+ * An identification in one statement that commits on its own: the open call
+ * moves to the customer (a customer of the same tenant), whose last call it
+ * becomes; a verified caller's identifiers and the call's number are linked
+ * to them; the context is read; the call is billed, or the statement undone
+ * when no credit is left. Nothing happens unless the call is still open.
+ */
+export async function recordIdentify(
+  db: Db,
+  tenant: Tenant,
+  record: IdentifyRecord,
+  options: AbortableQueryOptions,
+): Promise<IdentifyWrite> {
+  const { accountId, mode } = tenant;
+  const { now, customerId, charge } = record;
+  const moved = sql`exists (select 1 from call)`;
+  const customer = sql`${customerId}::uuid`;
+  const link = record.link ?? { externalIds: [] };
+  const { rows } = await sql<{
+    moved: boolean;
+    call_start: Date | null;
+    open_intents: OpenIntent[];
+    variables: Record<string, StoredVariable>;
+    credits_left: number | null;
+  }>`
+    with target as (
+      select id from customers where id = ${customer} and account_id = ${accountId} and mode = ${mode}
+    ),
+    call as (
+      update calls set customer_id = (select id from target)
+      where account_id = ${accountId} and mode = ${mode} and call_id = ${record.callId} and call_end is null
+        and exists (select 1 from target)
+      returning call_start, ani
+    ),
+    seen as (
+      update customers set last_call_at = greatest(last_call_at, (select call_start from call))
+      where id = ${customer} and exists (select 1 from call)
+      returning 1
+    ),
+    identifiers as (${linkIdentifiers(tenant, customer, link, now, sql`call`)}),
+    call_number as (
+      insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
+      select ${accountId}, ${mode}, 'ani', '', call.ani, ${customer}, ${now}
+      from call where ${record.link !== undefined} and call.ani is not null
+        and call.ani is distinct from ${link.aniKey ?? null}::text
+      on conflict (account_id, mode, kind, namespace, value) do update
+        set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
+      returning 1
+    ),
+    charged as (${chargeCte(charge, now, moved, ["seen", "identifiers", "call_number"])})
+    select
+      ${moved} as moved,
+      (select call_start from call) as call_start,
+      coalesce((
+        select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
+        from intents where customer_id = ${customer} and status = 'open' and ${record.readContext}
+      ), '[]') as open_intents,
+      coalesce((
+        select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
+        from variables where customer_id = ${customer} and expires_at > ${now} and ${record.readContext}
+      ), '{}') as variables,
+      ${creditsLeftColumn(charge, moved)} as credits_left,
+      ${deadlineColumn(record.deadline)} as deadline_check
+  `.execute(db, options);
+  const row = rows[0];
+  if (!row.moved || row.call_start === null) return { moved: false };
+  return {
+    moved: true,
+    callStart: row.call_start,
+    openIntents: row.open_intents,
+    variables: row.variables,
+    creditsLeft: row.credits_left,
+  };
+}
