@@ -36,8 +36,9 @@ export function createServerReflection(
   services: readonly DescService[],
   files: readonly DescFile[],
 ): ServerReflectionServices {
-  const index = createReflectionIndex([...services.map((service) => service.file), ...files]);
-  const names = [...services, ServerReflection, ServerReflectionAlpha].map((service) => service.typeName);
+  const served = [...services, ServerReflection, ServerReflectionAlpha];
+  const index = createReflectionIndex([...served.map((service) => service.file), ...files]);
+  const names = served.map((service) => service.typeName);
   return {
     v1: {
       async *serverReflectionInfo(requests) {
