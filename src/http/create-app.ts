@@ -15,7 +15,7 @@ import { body } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
-import { registerToolingServices } from "./tooling-services.ts";
+import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 
 /**
@@ -89,7 +89,7 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
       router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withUnreadableAsInvalidArgument));
     },
   });
-  await registerToolingServices(
+  await registerTooling(
     fastify,
     app,
     services.map(({ service }) => service),
