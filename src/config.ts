@@ -9,6 +9,7 @@ const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).
 
 const envSchema = z.object({
   PORT: integer(8080),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./data"),
@@ -42,6 +43,8 @@ import type { Tier } from "./domain/tiers.ts";
 
 export interface Config {
   readonly port: number;
+  /** GET /metrics on a port of its own; on the API port when unset. */
+  readonly metricsPort: number | undefined;
   readonly host: string;
   readonly database:
     | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
@@ -86,6 +89,7 @@ export function envToConfig(env: Env): Config {
   const e = parsed.data;
   return Object.freeze({
     port: e.PORT,
+    metricsPort: e.METRICS_PORT,
     host: e.HOST,
     database: e.DATABASE_URL
       ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }

@@ -9,6 +9,9 @@ import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
 import { createApp } from "./http/create-app.ts";
+import { createMetrics } from "./metrics/metrics.ts";
+import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
+import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { startSweeper } from "./store/sweeper.ts";
@@ -24,6 +27,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   readonly context: AppContext;
   readonly adminAccess: AdminAccess;
+  /** Where GET /metrics is served when METRICS_PORT is set. */
+  readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -43,9 +48,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       keys: createKeyVerifier(database.db),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
+      metrics: createMetrics(database),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
-    const interceptors = createGuardChain({
+    const guards = createGuardChain({
       db: database.db,
       clock,
       log,
@@ -62,8 +68,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             ? config.budgetMs.end
             : undefined,
     });
+    const interceptors = [metricsInterceptor(context.metrics), ...guards];
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
+    const metricsServer: MetricsServer | undefined =
+      config.metricsPort === undefined
+        ? undefined
+        : await startMetricsServer(context.metrics, config.host, config.metricsPort).catch(async (error) => {
+            await app.close();
+            throw error;
+          });
     const sweeper = startSweeper(database.db, clock, {
       ...config.sweep,
       onError: (error) => log.error({ err: error }, "retention sweep failed"),
@@ -73,8 +87,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       app,
       context,
       adminAccess,
+      metricsUrl: metricsServer && `http://${config.host}:${metricsServer.port}`,
       async close() {
         await app.close();
+        await metricsServer?.close();
         await sweeper.stop();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();

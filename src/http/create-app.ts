@@ -8,6 +8,7 @@ import { CallerContextService } from "../../gen/callercontext/v1/caller_context_
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
 import { peerAddressKey } from "../guards/context-values.ts";
+import { observeHttpRequests } from "../metrics/metrics-routes.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
@@ -53,6 +54,7 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
       }) as unknown as http.Server,
   }) as unknown as FastifyInstance;
 
+  observeHttpRequests(fastify, app.metrics);
   // One line per request, with its id; never a header value or a body.
   fastify.addHook("onResponse", async (request, reply) => {
     request.log.info(

@@ -22,7 +22,16 @@ export interface Database {
   readonly inflightAbort: InflightQueryAbortStrategy;
   /** One round trip; rejects when the database does not answer. */
   ping(): Promise<void>;
+  /** The connection pool's use, for metrics; undefined for the embedded database's single connection. */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  /** Requests waiting for a connection. */
+  readonly waiting: number;
 }
 
 export async function createDatabase(config: Config): Promise<Database> {
@@ -40,10 +49,16 @@ export async function createDatabase(config: Config): Promise<Database> {
     // So does a checked-out client between two statements of a transaction (the pool
     // listens only while a client is idle); its next statement fails instead, answered with 503.
     pool.on("connect", (client) => client.on("error", () => {}));
-    return wrap(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), "postgres");
+    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return wrap(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), "postgres", stats);
   }
   const pglite = await openPglite(target.dataDir);
-  return wrap(new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }), "pglite", () => pglite.close());
+  return wrap(
+    new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }),
+    "pglite",
+    () => undefined,
+    () => pglite.close(),
+  );
 }
 
 /** ":memory:" keeps the embedded database in memory (tests); any other value is a directory. */
@@ -53,12 +68,18 @@ async function openPglite(dataDir: string): Promise<PGlite> {
   return PGlite.create(dataDir);
 }
 
-function wrap(db: Db, kind: Database["kind"], afterDestroy?: () => Promise<void>): Database {
+function wrap(
+  db: Db,
+  kind: Database["kind"],
+  poolStats: () => PoolStats | undefined,
+  afterDestroy?: () => Promise<void>,
+): Database {
   let closed: Promise<void> | undefined;
   return {
     db,
     kind,
     inflightAbort: kind === "postgres" ? "cancel query" : "ignore query",
+    poolStats,
     async ping() {
       await sql`select 1`.execute(db);
     },
