@@ -36,7 +36,9 @@ export interface RunningServer {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = pino({ level: config.logLevel }, options.logDestination);
   const clock = options.clock ?? systemClock;
-  const database = await createDatabase(config);
+  // Loaded only when configured: tracing costs nothing when off.
+  const tracing = config.tracing ? await openTracing(config.tracing) : undefined;
+  const database = await createDatabase(config, { onQuery: tracing?.onQuery });
   try {
     await migrateToLatest(database.db);
     const adminAccess = await ensureAdminAccess(database.db, config, clock.now());
@@ -68,7 +70,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             ? config.budgetMs.end
             : undefined,
     });
-    const interceptors = [metricsInterceptor(context.metrics), ...guards];
+    const interceptors = [...(tracing ? [tracing.interceptor] : []), metricsInterceptor(context.metrics), ...guards];
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
     const metricsServer: MetricsServer | undefined =
@@ -95,12 +97,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();
+        await tracing?.shutdown();
       },
     };
   } catch (error) {
     await database.close().catch(() => {});
     throw error;
   }
+}
+
+async function openTracing(options: NonNullable<Config["tracing"]>) {
+  const { createTracing } = await import("./tracing/tracing.ts");
+  return createTracing(options);
 }
 
 /** Loaded only when Redis is configured: the client library is about 11 MB of memory a single instance does not need. */

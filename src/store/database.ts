@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { type InflightQueryAbortStrategy, Kysely, PostgresDialect, sql } from "kysely";
+import { type InflightQueryAbortStrategy, Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
@@ -34,7 +34,12 @@ export interface PoolStats {
   readonly waiting: number;
 }
 
-export async function createDatabase(config: Config): Promise<Database> {
+export interface DatabaseOptions {
+  /** Called after each statement (Kysely's log hook); tracing uses it. */
+  readonly onQuery?: (event: LogEvent) => void;
+}
+
+export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
   const target = config.database;
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
@@ -50,11 +55,15 @@ export async function createDatabase(config: Config): Promise<Database> {
     // listens only while a client is idle); its next statement fails instead, answered with 503.
     pool.on("connect", (client) => client.on("error", () => {}));
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-    return wrap(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), "postgres", stats);
+    return wrap(
+      new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: options.onQuery }),
+      "postgres",
+      stats,
+    );
   }
   const pglite = await openPglite(target.dataDir);
   return wrap(
-    new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }),
+    new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
     "pglite",
     () => undefined,
     () => pglite.close(),
