@@ -14,7 +14,8 @@ export interface AppContext {
   readonly log: FastifyBaseLogger;
   readonly keys: KeyVerifier;
   readonly rateLimiter: RateLimiter;
-  readonly metrics: Metrics;
+  /** Undefined when METRICS=off. */
+  readonly metrics: Metrics | undefined;
   /** SHA-256 of the admin token in force. */
   readonly adminTokenHash: string;
 }

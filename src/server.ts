@@ -50,7 +50,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       keys: createKeyVerifier(database.db),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
-      metrics: createMetrics(database),
+      metrics: config.metrics ? createMetrics(database) : undefined,
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const guards = createGuardChain({
@@ -70,13 +70,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             ? config.budgetMs.end
             : undefined,
     });
-    const interceptors = [...(tracing ? [tracing.interceptor] : []), metricsInterceptor(context.metrics), ...guards];
+    const { metrics } = context;
+    const interceptors = [
+      ...(tracing ? [tracing.interceptor] : []),
+      ...(metrics ? [metricsInterceptor(metrics)] : []),
+      ...guards,
+    ];
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
     const metricsServer: MetricsServer | undefined =
-      config.metricsPort === undefined
+      config.metricsPort === undefined || metrics === undefined
         ? undefined
-        : await startMetricsServer(context.metrics, config.host, config.metricsPort).catch(async (error) => {
+        : await startMetricsServer(metrics, config.host, config.metricsPort).catch(async (error) => {
             await app.close();
             throw error;
           });

@@ -54,7 +54,7 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
       }) as unknown as http.Server,
   }) as unknown as FastifyInstance;
 
-  observeHttpRequests(fastify, app.metrics);
+  if (app.metrics) observeHttpRequests(fastify, app.metrics);
   // One line per request, with its id; never a header value or a body.
   fastify.addHook("onResponse", async (request, reply) => {
     request.log.info(

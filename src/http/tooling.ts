@@ -15,6 +15,6 @@ export async function registerTooling(
   apiServices: readonly DescService[],
 ): Promise<void> {
   registerApiDocs(fastify);
-  if (app.config.metricsPort === undefined) registerMetricsRoute(fastify, app.metrics);
+  if (app.metrics && app.config.metricsPort === undefined) registerMetricsRoute(fastify, app.metrics);
   await registerToolingServices(fastify, app, apiServices);
 }

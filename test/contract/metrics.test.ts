@@ -89,3 +89,13 @@ test("with METRICS_PORT, /metrics is served there and not on the API port", asyn
     await separate.stop();
   }
 });
+
+test("with METRICS=off there is no /metrics and calls still work", async () => {
+  const off = await startTestServer({ env: { METRICS: "off" } });
+  try {
+    expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
+    expect((await fetch(`${off.url}/v1/health`)).status).toBe(200);
+  } finally {
+    await off.stop();
+  }
+});
