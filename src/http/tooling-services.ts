@@ -8,6 +8,8 @@ import { ServerReflection as ServerReflectionAlpha } from "../../gen/grpc/reflec
 import type { AppContext } from "../context.ts";
 import { createGrpcHealthService } from "../rpc/grpc-health-service.ts";
 import { createServerReflection } from "../rpc/server-reflection.ts";
+import { withRequestScope } from "./connect-handler-scope.ts";
+import { scopeOf } from "./request-pipeline.ts";
 
 // gRPC's standard health and reflection services, for probes and tools. They
 // hold no customer data, so they stay outside the API guards (no key, no rate
@@ -33,10 +35,13 @@ export async function registerToolingServices(
     readMaxBytes: app.config.bodyLimitBytes,
     // Open Watch and reflection streams end when the server closes.
     shutdownTimeoutMs: 0,
+    // In the request pipeline like every other request: its scope, and its report when done.
+    contextValues: (request) => scopeOf(request.raw).values,
     routes(router) {
       router.service(Health, health);
       router.service(ServerReflection, reflection.v1);
       router.service(ServerReflectionAlpha, reflection.v1alpha);
+      router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withRequestScope));
     },
   });
 }

@@ -1,8 +1,11 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
+import { metricsObserver } from "../metrics/metrics-observer.ts";
 import { registerMetricsRoute } from "../metrics/metrics-routes.ts";
 import { registerApiDocs } from "./api-docs.ts";
+import { onRequestDone } from "./request-observers.ts";
+import { scopeOf } from "./request-pipeline.ts";
 import { registerToolingServices } from "./tooling-services.ts";
 
 /**
@@ -14,7 +17,16 @@ export async function registerTooling(
   app: AppContext,
   apiServices: readonly DescService[],
 ): Promise<void> {
-  registerApiDocs(fastify);
-  if (app.metrics && app.config.metricsPort === undefined) registerMetricsRoute(fastify, app.metrics);
+  const { metrics } = app;
+  if (metrics) onRequestDone(fastify, metricsObserver(metrics));
+  await fastify.register(async (scope) => {
+    // These requests are reported by their route template, as REST ones are.
+    scope.addHook("onRequest", (request, _reply, done) => {
+      scopeOf(request.raw).route = request.routeOptions.url;
+      done();
+    });
+    registerApiDocs(scope);
+    if (metrics && app.config.metricsPort === undefined) registerMetricsRoute(scope, metrics);
+  });
   await registerToolingServices(fastify, app, apiServices);
 }

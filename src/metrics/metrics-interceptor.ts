@@ -4,8 +4,10 @@ import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callerc
 import { deadlineKey, principalKey } from "../guards/context-values.ts";
 import type { Metrics } from "./metrics.ts";
 
-// Observes every API call, over every protocol, from the front of the chain:
-// its duration and outcome, and what the guards and the start decided.
+// What only the chain can see of an API call, over every protocol: that it
+// is in flight, why a guard refused it (the typed details), what a start
+// recommended, and whether its time budget ran out. Durations and codes come
+// from the request pipeline's report (metrics-observer.ts).
 
 const RECOMMENDATIONS = new Map(
   RecommendationSchema.values.map((value) => [value.number, value.name.replace("RECOMMENDATION_", "").toLowerCase()]),
@@ -14,9 +16,7 @@ const RECOMMENDATIONS = new Map(
 export function metricsInterceptor(metrics: Metrics): Interceptor {
   return (next) => async (req) => {
     const labels = { service: req.service.typeName, method: req.method.name };
-    const began = performance.now();
     metrics.rpcActive.inc(labels);
-    let code = "ok";
     try {
       const res = await next(req);
       if (req.method === CallerContextService.method.startCall && !res.stream) {
@@ -26,7 +26,6 @@ export function metricsInterceptor(metrics: Metrics): Interceptor {
       return res;
     } catch (thrown) {
       const error = ConnectError.from(thrown);
-      code = Code[error.code].replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
       countRefusal(metrics, error, req.contextValues.get(principalKey)?.tier);
       const deadline = req.contextValues.get(deadlineKey);
       if (error.code === Code.Unavailable && deadline !== undefined && Date.now() >= deadline) {
@@ -35,7 +34,6 @@ export function metricsInterceptor(metrics: Metrics): Interceptor {
       throw thrown;
     } finally {
       metrics.rpcActive.dec(labels);
-      metrics.rpcDuration.observe({ ...labels, code }, (performance.now() - began) / 1000);
     }
   };
 }

@@ -12,16 +12,6 @@ export function registerMetricsRoute(fastify: FastifyInstance, metrics: Metrics)
   );
 }
 
-/** Counts every HTTP request Fastify serves, by its route template (never the raw path, which may carry ids). */
-export function observeHttpRequests(fastify: FastifyInstance, metrics: Metrics): void {
-  fastify.addHook("onResponse", async (request, reply) => {
-    metrics.httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? "unmatched", status: String(reply.statusCode) },
-      reply.elapsedTime / 1000,
-    );
-  });
-}
-
 export interface MetricsServer {
   readonly port: number;
   close(): Promise<void>;

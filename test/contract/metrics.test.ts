@@ -56,6 +56,8 @@ describe("GET /metrics", () => {
       before.value("identity_recommendations_total", ignore) + 1,
     );
     expect(after.value("rpc_server_active_calls", START)).toBe(0);
+    const scrapeSeries = { method: "GET", route: "/metrics", status: "200" };
+    expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBeGreaterThan(0);
   });
 
   test("a start over gRPC moves the RPC series; a quota refusal is counted by tier; no label names a key, customer or call", async () => {
@@ -68,6 +70,11 @@ describe("GET /metrics", () => {
     const rpc = { ...START, code: "resource_exhausted" };
     expect(after.value("rpc_server_call_duration_seconds_count", rpc)).toBe(
       before.value("rpc_server_call_duration_seconds_count", rpc) + 1,
+    );
+    // gRPC calls are HTTP/2 requests too, named by their method.
+    const http = { method: "POST", route: "/callercontext.v1.CallerContextService/StartCall", status: "200" };
+    expect(after.value("http_server_request_duration_seconds_count", http)).toBe(
+      before.value("http_server_request_duration_seconds_count", http) + 1,
     );
     const quota = { reason: "quota", tier: "starter" };
     expect(after.value("api_refusals_total", quota)).toBe(before.value("api_refusals_total", quota) + 1);
