@@ -586,6 +586,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Required: an absent value is refused, never read as 0. */
                     quota_remaining?: number | null;
                 };
             };
