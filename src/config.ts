@@ -9,6 +9,10 @@ const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).
 
 const envSchema = z.object({
   PORT: integer(8080),
+  METRICS: z.enum(["on", "off"]).default("on"),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("caller-context"),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./data"),
@@ -43,6 +47,12 @@ import type { Tier } from "./domain/tiers.ts";
 
 export interface Config {
   readonly port: number;
+  /** Prometheus metrics; off only to measure what they cost. */
+  readonly metrics: boolean;
+  /** GET /metrics on a port of its own; on the API port when unset. */
+  readonly metricsPort: number | undefined;
+  /** OTLP/HTTP tracing, off when no endpoint is set. */
+  readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
   readonly host: string;
   readonly database:
     | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
@@ -89,6 +99,11 @@ export function envToConfig(env: Env): Config {
   const e = parsed.data;
   return Object.freeze({
     port: e.PORT,
+    metrics: e.METRICS === "on",
+    metricsPort: e.METRICS_PORT,
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME })
+      : undefined,
     host: e.HOST,
     database: e.DATABASE_URL
       ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }

@@ -3,6 +3,7 @@ import type { Config } from "./config.ts";
 import type { Clock } from "./domain/clock.ts";
 import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { Database } from "./store/database.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */
@@ -13,6 +14,8 @@ export interface AppContext {
   readonly log: FastifyBaseLogger;
   readonly keys: KeyVerifier;
   readonly rateLimiter: RateLimiter;
+  /** Undefined when METRICS=off. */
+  readonly metrics: Metrics | undefined;
   /** SHA-256 of the admin token in force. */
   readonly adminTokenHash: string;
 }

@@ -9,6 +9,9 @@ import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
 import { createApp } from "./http/create-app.ts";
+import { createMetrics } from "./metrics/metrics.ts";
+import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
+import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { type Sweeper, startSweeper } from "./store/sweeper.ts";
@@ -29,6 +32,8 @@ export interface RunningServer {
    * rejects when the wait for it fails (see waitForDatabase) or close() ends it.
    */
   readonly ready: Promise<AdminAccess>;
+  /** Where GET /metrics is served when METRICS_PORT is set. */
+  readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -39,8 +44,10 @@ export interface RunningServer {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const log = pino({ level: config.logLevel }, options.logDestination);
   const clock = options.clock ?? systemClock;
+  // Loaded only when configured: tracing costs nothing when off.
+  const tracing = config.tracing ? await openTracing(config.tracing) : undefined;
   // An embedded directory held by another process stops the start here, at once.
-  const database = await createDatabase(config);
+  const database = await createDatabase(config, { onQuery: tracing?.onQuery });
   try {
     let isReady = false;
     const context: Mutable<AppContext> = {
@@ -53,9 +60,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
+      metrics: config.metrics ? createMetrics(database) : undefined,
     };
     const failedAuthLimiter = createMemoryRateLimiter();
-    const interceptors = createGuardChain({
+    const guards = createGuardChain({
       db: database.db,
       clock,
       log,
@@ -74,9 +82,22 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             : undefined,
       isReady: () => isReady,
     });
+    const { metrics } = context;
+    const interceptors = [
+      ...(tracing ? [tracing.interceptor] : []),
+      ...(metrics ? [metricsInterceptor(metrics)] : []),
+      ...guards,
+    ];
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
     log.info({ url, database: database.kind }, "caller context listening");
+    const metricsServer: MetricsServer | undefined =
+      config.metricsPort === undefined || metrics === undefined
+        ? undefined
+        : await startMetricsServer(metrics, config.host, config.metricsPort).catch(async (error) => {
+            await app.close();
+            throw error;
+          });
 
     const stopWaiting = new AbortController();
     let sweeper: Sweeper | undefined;
@@ -102,14 +123,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       app,
       context,
       ready,
+      metricsUrl: metricsServer && `http://${config.host}:${metricsServer.port}`,
       async close() {
         stopWaiting.abort(new Error("server closed while waiting for the database"));
         await ready.catch(() => {});
         await app.close();
+        await metricsServer?.close();
         await sweeper?.stop();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();
+        await tracing?.shutdown();
       },
     };
   } catch (error) {
@@ -119,6 +143,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+async function openTracing(options: NonNullable<Config["tracing"]>) {
+  const { createTracing } = await import("./tracing/tracing.ts");
+  return createTracing(options);
+}
 
 /** Loaded only when Redis is configured: the client library is about 11 MB of memory a single instance does not need. */
 async function openRedisRateLimiter(url: string): Promise<RateLimiter> {

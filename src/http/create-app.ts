@@ -20,6 +20,7 @@ import { attachRequestObservers, createRequestObservers } from "./request-observ
 import { openRequest, recordOutcome, requestIdOf, scopeOf } from "./request-pipeline.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
 import { strictInput } from "./strict-input.ts";
+import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 import { answerUnrouted } from "./unrouted.ts";
 
@@ -94,6 +95,11 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
       );
     },
   });
+  await registerTooling(
+    fastify,
+    app,
+    services.map(({ service }) => service),
+  );
   return fastify;
 }
 

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
-import { type InflightQueryAbortStrategy, Kysely, PostgresDialect, sql } from "kysely";
+import { type InflightQueryAbortStrategy, Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
@@ -23,10 +23,24 @@ export interface Database {
   readonly inflightAbort: InflightQueryAbortStrategy;
   /** One round trip; rejects when the database does not answer. */
   ping(): Promise<void>;
+  /** The connection pool's use, for metrics; undefined for the embedded database's single connection. */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
 }
 
-export async function createDatabase(config: Config): Promise<Database> {
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  /** Requests waiting for a connection. */
+  readonly waiting: number;
+}
+
+export interface DatabaseOptions {
+  /** Called after each statement (Kysely's log hook); tracing uses it. */
+  readonly onQuery?: (event: LogEvent) => void;
+}
+
+export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
   const target = config.database;
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
@@ -41,32 +55,53 @@ export async function createDatabase(config: Config): Promise<Database> {
     // So does a checked-out client between two statements of a transaction (the pool
     // listens only while a client is idle); its next statement fails instead, answered with 503.
     pool.on("connect", (client) => client.on("error", () => {}));
-    return wrap(new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) }), "postgres");
+    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+    return wrap(
+      new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: options.onQuery }),
+      "postgres",
+      stats,
+    );
   }
-  if (target.dataDir === ":memory:") {
-    const pglite = await PGlite.create();
-    return wrap(new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }), "pglite", () => pglite.close());
-  }
-  // ":memory:" keeps the embedded database in memory (tests); any other value is a
-  // directory, held by this process until close.
-  await mkdir(target.dataDir, { recursive: true });
-  const lock = await lockDataDir(target.dataDir);
-  const pglite = await PGlite.create(target.dataDir).catch(async (error) => {
+  const { pglite, release } = await openPglite(target.dataDir);
+  return wrap(
+    new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
+    "pglite",
+    () => undefined,
+    async () => {
+      await pglite.close();
+      await release();
+    },
+  );
+}
+
+/**
+ * ":memory:" keeps the embedded database in memory (tests); any other value is a
+ * directory, held by this process until close.
+ */
+async function openPglite(dataDir: string): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
+  if (dataDir === ":memory:") return { pglite: await PGlite.create(), release: async () => {} };
+  await mkdir(dataDir, { recursive: true });
+  // An embedded directory held by another process stops the start here, at once.
+  const lock = await lockDataDir(dataDir);
+  const pglite = await PGlite.create(dataDir).catch(async (error) => {
     await lock.release();
     throw error;
   });
-  return wrap(new Kysely<Schema>({ dialect: createPgliteDialect(pglite) }), "pglite", async () => {
-    await pglite.close();
-    await lock.release();
-  });
+  return { pglite, release: () => lock.release() };
 }
 
-function wrap(db: Db, kind: Database["kind"], afterDestroy?: () => Promise<void>): Database {
+function wrap(
+  db: Db,
+  kind: Database["kind"],
+  poolStats: () => PoolStats | undefined,
+  afterDestroy?: () => Promise<void>,
+): Database {
   let closed: Promise<void> | undefined;
   return {
     db,
     kind,
     inflightAbort: kind === "postgres" ? "cancel query" : "ignore query",
+    poolStats,
     async ping() {
       await sql`select 1`.execute(db);
     },

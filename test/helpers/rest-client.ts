@@ -1,3 +1,4 @@
+import { assertDocumentedResponse } from "./openapi-contract.ts";
 import { ADMIN_TOKEN } from "./test-server.ts";
 
 export interface JsonResponse<T = any> {
@@ -18,9 +19,12 @@ export async function request<T = any>(
   let payload: string | undefined = options.rawBody;
   if (options.body !== undefined) payload = JSON.stringify(options.body);
   if (payload !== undefined && headers["content-type"] === undefined) headers["content-type"] = "application/json";
-  const response = await fetch(new URL(path, baseUrl), { method, headers, body: payload });
+  const url = new URL(path, baseUrl);
+  const response = await fetch(url, { method, headers, body: payload });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === "" ? undefined : JSON.parse(text) };
+  const body = text === "" ? undefined : JSON.parse(text);
+  assertDocumentedResponse(method, url, response.status, body);
+  return { status: response.status, headers: response.headers, body };
 }
 
 export function post<T = any>(

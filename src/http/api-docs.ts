@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { FastifyInstance } from "fastify";
+
+// The OpenAPI document generated from the proto (gen/openapi.json), and a
+// reference page for people at /docs: Swagger UI from its npm package, so the
+// page needs no network beyond this server.
+
+const DOCUMENT = readFileSync(new URL("../../gen/openapi.json", import.meta.url), "utf8");
+const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
+const ASSETS: Record<string, string> = {
+  "swagger-ui.css": "text/css; charset=utf-8",
+  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+  "favicon-32x32.png": "image/png",
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Caller Context API</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script>SwaggerUIBundle({ url: "/v1/openapi.json", dom_id: "#reference", deepLinking: true });</script>
+</body>
+</html>
+`;
+
+export function registerApiDocs(fastify: FastifyInstance): void {
+  fastify.get("/v1/openapi.json", (_request, reply) =>
+    reply.header("content-type", "application/json; charset=utf-8").send(DOCUMENT),
+  );
+  fastify.get("/docs", (_request, reply) => reply.header("content-type", "text/html; charset=utf-8").send(PAGE));
+  fastify.get<{ Params: { asset: string } }>("/docs/:asset", async (request, reply) => {
+    const type = ASSETS[request.params.asset];
+    if (type === undefined) return reply.callNotFound();
+    const content = await readFile(join(SWAGGER_UI, request.params.asset));
+    return reply.header("content-type", type).header("cache-control", "public, max-age=86400").send(content);
+  });
+}

@@ -1,0 +1,61 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startBody } from "../helpers/call-client.ts";
+import { createAccountWithKey } from "../helpers/rest-client.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+// Server reflection as a tool that never saw our proto files uses it: buf's
+// own client, over h2c, with no --schema.
+
+const run = promisify(execFile);
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+async function bufCurl(...args: string[]): Promise<string> {
+  const { stdout } = await run(
+    "node_modules/.bin/buf",
+    ["curl", "--protocol", "grpc", "--http2-prior-knowledge", ...args],
+    { timeout: 20_000 },
+  );
+  return stdout;
+}
+
+describe.each(["v1", "v1alpha"])("gRPC server reflection %s", (version) => {
+  test("buf curl --list-services lists every service", async () => {
+    const listed = await bufCurl("--reflect-protocol", `grpc-${version}`, "--list-services", server.url);
+    expect(listed.trim().split("\n").sort()).toEqual([
+      "callercontext.v1.AdminService",
+      "callercontext.v1.CallerContextService",
+      "callercontext.v1.HealthService",
+      "grpc.health.v1.Health",
+      "grpc.reflection.v1.ServerReflection",
+      "grpc.reflection.v1alpha.ServerReflection",
+    ]);
+  });
+
+  test("buf curl calls StartCall without --schema, describing it from reflection", async () => {
+    const { apiKey } = await createAccountWithKey(server.url);
+    const body = startBody();
+    const output = await bufCurl(
+      "--reflect-protocol",
+      `grpc-${version}`,
+      "-H",
+      `Authorization: Bearer ${apiKey}`,
+      "-d",
+      JSON.stringify(body),
+      `${server.url}/callercontext.v1.CallerContextService/StartCall`,
+    );
+    expect(JSON.parse(output)).toMatchObject({ callId: body.call_id, customerRef: expect.any(String) });
+  });
+});
+
+test("buf curl --list-methods lists each service's methods", async () => {
+  const methods = await bufCurl("--list-methods", server.url);
+  expect(methods).toContain("callercontext.v1.CallerContextService/StartCall");
+  expect(methods).toContain("grpc.health.v1.Health/Watch");
+});

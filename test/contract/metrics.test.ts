@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type CallClient, createCallClient, startBody } from "../helpers/call-client.ts";
+import { type MetricsText, readMetricsText } from "../helpers/prometheus-text.ts";
+import { createAccountWithKey } from "../helpers/rest-client.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+let calls: CallClient;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  calls = createCallClient(server.url);
+});
+afterAll(async () => {
+  calls.close();
+  await server.stop();
+});
+
+async function scrape(baseUrl = server.url): Promise<MetricsText> {
+  const res = await fetch(`${baseUrl}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  return readMetricsText(await res.text());
+}
+
+const START = { service: "callercontext.v1.CallerContextService", method: "StartCall" };
+
+describe("GET /metrics", () => {
+  test("is Prometheus text, served without a key, with the process defaults and the service's families", async () => {
+    const metrics = await scrape();
+    expect(metrics.types.get("http_server_request_duration_seconds")).toBe("HISTOGRAM");
+    expect(metrics.types.get("rpc_server_call_duration_seconds")).toBe("HISTOGRAM");
+    expect(metrics.types.get("api_refusals_total")).toBe("COUNTER");
+    expect(metrics.types.get("nodejs_eventloop_lag_seconds")).toBe("GAUGE");
+    expect(metrics.types.get("process_resident_memory_bytes")).toBe("GAUGE");
+    if (server.config.database.kind === "postgres") {
+      expect(metrics.samples.some((s) => s.name === "db_client_connections_usage")).toBe(true);
+    }
+  });
+
+  test("a start over REST moves its HTTP and RPC series and the recommendation count", async () => {
+    const { apiKey } = await createAccountWithKey(server.url);
+    const before = await scrape();
+    expect((await calls.start("rest", apiKey, startBody())).status).toBe(200);
+    const after = await scrape();
+    const http = { method: "POST", route: "/v1/calls/start", status: "200" };
+    expect(after.value("http_server_request_duration_seconds_count", http)).toBe(
+      before.value("http_server_request_duration_seconds_count", http) + 1,
+    );
+    const rpc = { ...START, code: "ok" };
+    expect(after.value("rpc_server_call_duration_seconds_count", rpc)).toBe(
+      before.value("rpc_server_call_duration_seconds_count", rpc) + 1,
+    );
+    const ignore = { recommendation: "ignore" };
+    expect(after.value("identity_recommendations_total", ignore)).toBe(
+      before.value("identity_recommendations_total", ignore) + 1,
+    );
+    expect(after.value("rpc_server_active_calls", START)).toBe(0);
+    const scrapeSeries = { method: "GET", route: "/metrics", status: "200" };
+    expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBeGreaterThan(0);
+  });
+
+  test("a start over gRPC moves the RPC series; a quota refusal is counted by tier; no label names a key, customer or call", async () => {
+    const { apiKey } = await createAccountWithKey(server.url, { tier: "starter", quota: 0 });
+    const before = await scrape();
+    const body = startBody();
+    const refused = await calls.start("grpc", apiKey, body);
+    expect(refused.status).toBe(402);
+    const after = await scrape();
+    const rpc = { ...START, code: "resource_exhausted" };
+    expect(after.value("rpc_server_call_duration_seconds_count", rpc)).toBe(
+      before.value("rpc_server_call_duration_seconds_count", rpc) + 1,
+    );
+    // gRPC calls are HTTP/2 requests too, named by their method.
+    const http = { method: "POST", route: "/callercontext.v1.CallerContextService/StartCall", status: "200" };
+    expect(after.value("http_server_request_duration_seconds_count", http)).toBe(
+      before.value("http_server_request_duration_seconds_count", http) + 1,
+    );
+    const quota = { reason: "quota", tier: "starter" };
+    expect(after.value("api_refusals_total", quota)).toBe(before.value("api_refusals_total", quota) + 1);
+
+    const labelValues = after.samples.flatMap((sample) => Object.values(sample.labels));
+    for (const secret of [apiKey, body.call_id]) expect(labelValues.join("\n")).not.toContain(secret);
+    expect(labelValues.some((value) => /[0-9a-f]{8}-[0-9a-f]{4}-/.test(value))).toBe(false);
+  });
+});
+
+test("with METRICS_PORT, /metrics is served there and not on the API port", async () => {
+  const separate = await startTestServer({ env: { METRICS_PORT: "0" } });
+  try {
+    expect(separate.metricsUrl).toBeDefined();
+    const metrics = await scrape(separate.metricsUrl);
+    expect(metrics.types.get("rpc_server_call_duration_seconds")).toBe("HISTOGRAM");
+    expect((await fetch(`${separate.url}/metrics`)).status).toBe(404);
+  } finally {
+    await separate.stop();
+  }
+});
+
+test("with METRICS=off there is no /metrics and calls still work", async () => {
+  const off = await startTestServer({ env: { METRICS: "off" } });
+  try {
+    expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
+    expect((await fetch(`${off.url}/v1/health`)).status).toBe(200);
+  } finally {
+    await off.stop();
+  }
+});
