@@ -11,6 +11,7 @@ import { quotaGuard } from "./quota-guard.ts";
 import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { timeBudget } from "./time-budget.ts";
+import { createWebhookVerifier } from "./webhook-verifier.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
 // gRPC alike: error boundary → time budget → authentication → rate limit →
@@ -39,6 +40,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
     timeBudget(deps.budgetOf),
     authenticate({
       keys: deps.keys,
+      webhooks: createWebhookVerifier(deps.db, deps.clock),
       adminTokenHash: deps.adminTokenHash,
       clock: deps.clock,
       // Per instance: counting guesses needs no coordination to slow them down.

@@ -6,11 +6,13 @@ import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
 import { peerAddressKey } from "../guards/context-values.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
+import { createIntegrationService } from "../rpc/integration-service.ts";
 import { body } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
@@ -29,6 +31,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
     { service: CallerContextService, implementation: createCallerContextService(app) },
     { service: HealthService, implementation: createHealthService(app) },
     { service: AdminService, implementation: createAdminService(app) },
+    { service: IntegrationService, implementation: createIntegrationService(app) },
   ];
   // The REST body limit holds for every protocol, before and after decompression.
   const readMaxBytes = config.bodyLimitBytes;

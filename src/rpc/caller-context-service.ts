@@ -23,7 +23,7 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
   };
 }
 
-function callRequestOf(context: HandlerContext): CallRequest {
+export function callRequestOf(context: HandlerContext): CallRequest {
   const principal = context.values.get(principalKey);
   // The authentication guard runs first for every API-key method; reaching
   // here without a principal means the chain was assembled wrongly.

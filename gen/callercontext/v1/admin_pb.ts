@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/admin.proto.
  */
 export const file_callercontext_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIm4KB0FjY291bnQSEgoKYWNjb3VudF9pZBgBIAEoCRIaChJiaWxsaW5nX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0aWVyGAQgASgJEhcKD3F1b3RhX3JlbWFpbmluZxgFIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50IkUKFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIXCg9xdW90YV9yZW1haW5pbmcYAiABKA0iRQoXU2V0QWNjb3VudFF1b3RhUmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCI5ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgR0aWVyGAIgASgJIkQKFlNldEFjY291bnRUaWVyUmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCJbCgZBcGlLZXkSDgoGa2V5X2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDAoEa2luZBgDIAEoCRIOCgZwcmVmaXgYBCABKAkSDwoHcmV2b2tlZBgFIAEoCCJCChBDcmVhdGVLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoEa2luZBgCIAEoCUgAiAEBQgcKBV9raW5kIlYKEUNyZWF0ZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEgwKBGtpbmQYAyABKAkSEgoKYWNjb3VudF9pZBgEIAEoCSIlCg9MaXN0S2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChBMaXN0S2V5c1Jlc3BvbnNlEiYKBGtleXMYASADKAsyGC5jYWxsZXJjb250ZXh0LnYxLkFwaUtleSIiChBSZXZva2VLZXlSZXF1ZXN0Eg4KBmtleV9pZBgBIAEoCSI0ChFSZXZva2VLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHcmV2b2tlZBgCIAEoCDL4BwoMQWRtaW5TZXJ2aWNlEoQBCg1DcmVhdGVBY2NvdW50EiYuY2FsbGVyY29udGV4dC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvYWRtaW4vdjEvYWNjb3VudHOQtRgCEocBCgpHZXRBY2NvdW50EiMuY2FsbGVyY29udGV4dC52MS5HZXRBY2NvdW50UmVxdWVzdBokLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlc3BvbnNlIi6KtRgmCgNHRVQSHy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH2QtRgCEp0BCg9TZXRBY2NvdW50UXVvdGESKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlcXVlc3QaKS5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlc3BvbnNlIjWKtRgtCgRQT1NUEiUvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L3F1b3RhkLUYAhKZAQoOU2V0QWNjb3VudFRpZXISJy5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBooLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS90aWVykLUYAhKKAQoJQ3JlYXRlS2V5EiIuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKGAQoITGlzdEtleXMSIS5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVxdWVzdBoiLmNhbGxlcmNvbnRleHQudjEuTGlzdEtleXNSZXNwb25zZSIzirUYKwoDR0VUEiQvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2tleXOQtRgCEoQBCglSZXZva2VLZXkSIi5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlcXVlc3QaIy5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlc3BvbnNlIi6KtRgmCgRQT1NUEh4vYWRtaW4vdjEva2V5cy97a2V5X2lkfS9yZXZva2WQtRgCYgZwcm90bzM", [file_callercontext_v1_options]);
+  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIm4KB0FjY291bnQSEgoKYWNjb3VudF9pZBgBIAEoCRIaChJiaWxsaW5nX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0aWVyGAQgASgJEhcKD3F1b3RhX3JlbWFpbmluZxgFIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50IkUKFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIXCg9xdW90YV9yZW1haW5pbmcYAiABKA0iRQoXU2V0QWNjb3VudFF1b3RhUmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCI5ChVTZXRBY2NvdW50VGllclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIMCgR0aWVyGAIgASgJIkQKFlNldEFjY291bnRUaWVyUmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCJbCgZBcGlLZXkSDgoGa2V5X2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSDAoEa2luZBgDIAEoCRIOCgZwcmVmaXgYBCABKAkSDwoHcmV2b2tlZBgFIAEoCCJCChBDcmVhdGVLZXlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEQoEa2luZBgCIAEoCUgAiAEBQgcKBV9raW5kIlYKEUNyZWF0ZUtleVJlc3BvbnNlEg4KBmtleV9pZBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJEgwKBGtpbmQYAyABKAkSEgoKYWNjb3VudF9pZBgEIAEoCSIlCg9MaXN0S2V5c1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSI6ChBMaXN0S2V5c1Jlc3BvbnNlEiYKBGtleXMYASADKAsyGC5jYWxsZXJjb250ZXh0LnYxLkFwaUtleSIiChBSZXZva2VLZXlSZXF1ZXN0Eg4KBmtleV9pZBgBIAEoCSI0ChFSZXZva2VLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHcmV2b2tlZBgCIAEoCCLoAQoLSW50ZWdyYXRpb24SFgoOaW50ZWdyYXRpb25faWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoCRIQCghwbGF0Zm9ybRgDIAEoCRIMCgRuYW1lGAQgASgJEgwKBGtpbmQYBSABKAkSFAoMd2ViaG9va19wYXRoGAYgASgJEhQKDGFzc2lzdGFudF9pZBgHIAEoCRIaChJoYXNfc2lnbmluZ19zZWNyZXQYCCABKAgSNwoLZW5kX29mX2NhbGwYCSABKAsyIi5jYWxsZXJjb250ZXh0LnYxLkVuZE9mQ2FsbE1hcHBpbmcibgoQRW5kT2ZDYWxsTWFwcGluZxIUCgxpbnRlbnRfZmllbGQYASABKAkSFAoMc3RhdHVzX2ZpZWxkGAIgASgJEhcKD3ZhcmlhYmxlX2ZpZWxkcxgDIAMoCRIVCg1zdG9yZV9zdW1tYXJ5GAQgASgIIv8BChhDcmVhdGVJbnRlZ3JhdGlvblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIQCghwbGF0Zm9ybRgCIAEoCRIMCgRuYW1lGAMgASgJEhEKBGtpbmQYBCABKAlIAIgBARIbCg5zaWduaW5nX3NlY3JldBgFIAEoCUgBiAEBEhkKDGFzc2lzdGFudF9pZBgGIAEoCUgCiAEBEjcKC2VuZF9vZl9jYWxsGAcgASgLMiIuY2FsbGVyY29udGV4dC52MS5FbmRPZkNhbGxNYXBwaW5nQgcKBV9raW5kQhEKD19zaWduaW5nX3NlY3JldEIPCg1fYXNzaXN0YW50X2lkImcKGUNyZWF0ZUludGVncmF0aW9uUmVzcG9uc2USMgoLaW50ZWdyYXRpb24YASABKAsyHS5jYWxsZXJjb250ZXh0LnYxLkludGVncmF0aW9uEhYKDndlYmhvb2tfc2VjcmV0GAIgASgJIi0KF0xpc3RJbnRlZ3JhdGlvbnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiTwoYTGlzdEludGVncmF0aW9uc1Jlc3BvbnNlEjMKDGludGVncmF0aW9ucxgBIAMoCzIdLmNhbGxlcmNvbnRleHQudjEuSW50ZWdyYXRpb24iMgoYRGVsZXRlSW50ZWdyYXRpb25SZXF1ZXN0EhYKDmludGVncmF0aW9uX2lkGAEgASgJIkQKGURlbGV0ZUludGVncmF0aW9uUmVzcG9uc2USFgoOaW50ZWdyYXRpb25faWQYASABKAkSDwoHZGVsZXRlZBgCIAEoCDL9CwoMQWRtaW5TZXJ2aWNlEoQBCg1DcmVhdGVBY2NvdW50EiYuY2FsbGVyY29udGV4dC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvYWRtaW4vdjEvYWNjb3VudHOQtRgCEocBCgpHZXRBY2NvdW50EiMuY2FsbGVyY29udGV4dC52MS5HZXRBY2NvdW50UmVxdWVzdBokLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlc3BvbnNlIi6KtRgmCgNHRVQSHy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH2QtRgCEp0BCg9TZXRBY2NvdW50UXVvdGESKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlcXVlc3QaKS5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlc3BvbnNlIjWKtRgtCgRQT1NUEiUvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L3F1b3RhkLUYAhKZAQoOU2V0QWNjb3VudFRpZXISJy5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBooLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS90aWVykLUYAhKKAQoJQ3JlYXRlS2V5EiIuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKGAQoITGlzdEtleXMSIS5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVxdWVzdBoiLmNhbGxlcmNvbnRleHQudjEuTGlzdEtleXNSZXNwb25zZSIzirUYKwoDR0VUEiQvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2tleXOQtRgCEoQBCglSZXZva2VLZXkSIi5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlcXVlc3QaIy5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlc3BvbnNlIi6KtRgmCgRQT1NUEh4vYWRtaW4vdjEva2V5cy97a2V5X2lkfS9yZXZva2WQtRgCEqoBChFDcmVhdGVJbnRlZ3JhdGlvbhIqLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0GisuY2FsbGVyY29udGV4dC52MS5DcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlIjyKtRg0CgRQT1NUEiwvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2ludGVncmF0aW9uc5C1GAISpgEKEExpc3RJbnRlZ3JhdGlvbnMSKS5jYWxsZXJjb250ZXh0LnYxLkxpc3RJbnRlZ3JhdGlvbnNSZXF1ZXN0GiouY2FsbGVyY29udGV4dC52MS5MaXN0SW50ZWdyYXRpb25zUmVzcG9uc2UiO4q1GDMKA0dFVBIsL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9pbnRlZ3JhdGlvbnOQtRgCEqwBChFEZWxldGVJbnRlZ3JhdGlvbhIqLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlSW50ZWdyYXRpb25SZXF1ZXN0GisuY2FsbGVyY29udGV4dC52MS5EZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlIj6KtRg2CgRQT1NUEi4vYWRtaW4vdjEvaW50ZWdyYXRpb25zL3tpbnRlZ3JhdGlvbl9pZH0vZGVsZXRlkLUYAmIGcHJvdG8z", [file_callercontext_v1_options]);
 
 /**
  * Tier names: "free", "starter", "growth", "scale".
@@ -385,6 +385,267 @@ export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE_
   messageDesc(file_callercontext_v1_admin, 15);
 
 /**
+ * Platforms: "vapi", "retell", "elevenlabs", "twilio_studio".
+ *
+ * @generated from message callercontext.v1.Integration
+ */
+export type Integration = Message<"callercontext.v1.Integration"> & {
+  /**
+   * @generated from field: string integration_id = 1;
+   */
+  integrationId: string;
+
+  /**
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string platform = 3;
+   */
+  platform: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * The key kind the integration acts as: "test" or "prod".
+   *
+   * @generated from field: string kind = 5;
+   */
+  kind: string;
+
+  /**
+   * Where the platform sends its webhooks, e.g. "/v1/integrations/wh_...".
+   *
+   * @generated from field: string webhook_path = 6;
+   */
+  webhookPath: string;
+
+  /**
+   * The assistant (Vapi) the inbound answer names; empty when not used.
+   *
+   * @generated from field: string assistant_id = 7;
+   */
+  assistantId: string;
+
+  /**
+   * Whether a platform signing secret is stored (never shown).
+   *
+   * @generated from field: bool has_signing_secret = 8;
+   */
+  hasSigningSecret: boolean;
+
+  /**
+   * @generated from field: callercontext.v1.EndOfCallMapping end_of_call = 9;
+   */
+  endOfCall?: EndOfCallMapping | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.Integration.
+ * Use `create(IntegrationSchema)` to create a new message.
+ */
+export const IntegrationSchema: GenMessage<Integration> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 16);
+
+/**
+ * Which fields of the platform's end-of-call analysis become what.
+ *
+ * @generated from message callercontext.v1.EndOfCallMapping
+ */
+export type EndOfCallMapping = Message<"callercontext.v1.EndOfCallMapping"> & {
+  /**
+   * The field holding the call's intent, e.g. "intent".
+   *
+   * @generated from field: string intent_field = 1;
+   */
+  intentField: string;
+
+  /**
+   * The field holding "open" or "resolved"; "open" when absent.
+   *
+   * @generated from field: string status_field = 2;
+   */
+  statusField: string;
+
+  /**
+   * Fields saved as variables of the same name; always answered at inbound.
+   *
+   * @generated from field: repeated string variable_fields = 3;
+   */
+  variableFields: string[];
+
+  /**
+   * Save the platform's call summary as the variable "call_summary".
+   *
+   * @generated from field: bool store_summary = 4;
+   */
+  storeSummary: boolean;
+};
+
+/**
+ * Describes the message callercontext.v1.EndOfCallMapping.
+ * Use `create(EndOfCallMappingSchema)` to create a new message.
+ */
+export const EndOfCallMappingSchema: GenMessage<EndOfCallMapping> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 17);
+
+/**
+ * @generated from message callercontext.v1.CreateIntegrationRequest
+ */
+export type CreateIntegrationRequest = Message<"callercontext.v1.CreateIntegrationRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string platform = 2;
+   */
+  platform: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Defaults to "test".
+   *
+   * @generated from field: optional string kind = 4;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Retell: the API key that signs its webhooks; ElevenLabs: the post-call
+   * webhook's HMAC secret.
+   *
+   * @generated from field: optional string signing_secret = 5;
+   */
+  signingSecret?: string | undefined;
+
+  /**
+   * Vapi: the assistant to answer inbound calls with.
+   *
+   * @generated from field: optional string assistant_id = 6;
+   */
+  assistantId?: string | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.EndOfCallMapping end_of_call = 7;
+   */
+  endOfCall?: EndOfCallMapping | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.CreateIntegrationRequest.
+ * Use `create(CreateIntegrationRequestSchema)` to create a new message.
+ */
+export const CreateIntegrationRequestSchema: GenMessage<CreateIntegrationRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 18);
+
+/**
+ * @generated from message callercontext.v1.CreateIntegrationResponse
+ */
+export type CreateIntegrationResponse = Message<"callercontext.v1.CreateIntegrationResponse"> & {
+  /**
+   * @generated from field: callercontext.v1.Integration integration = 1;
+   */
+  integration?: Integration | undefined;
+
+  /**
+   * The secret the platform sends as a header (x-vapi-secret or
+   * Authorization: Bearer); shown only in this response.
+   *
+   * @generated from field: string webhook_secret = 2;
+   */
+  webhookSecret: string;
+};
+
+/**
+ * Describes the message callercontext.v1.CreateIntegrationResponse.
+ * Use `create(CreateIntegrationResponseSchema)` to create a new message.
+ */
+export const CreateIntegrationResponseSchema: GenMessage<CreateIntegrationResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 19);
+
+/**
+ * @generated from message callercontext.v1.ListIntegrationsRequest
+ */
+export type ListIntegrationsRequest = Message<"callercontext.v1.ListIntegrationsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message callercontext.v1.ListIntegrationsRequest.
+ * Use `create(ListIntegrationsRequestSchema)` to create a new message.
+ */
+export const ListIntegrationsRequestSchema: GenMessage<ListIntegrationsRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 20);
+
+/**
+ * @generated from message callercontext.v1.ListIntegrationsResponse
+ */
+export type ListIntegrationsResponse = Message<"callercontext.v1.ListIntegrationsResponse"> & {
+  /**
+   * @generated from field: repeated callercontext.v1.Integration integrations = 1;
+   */
+  integrations: Integration[];
+};
+
+/**
+ * Describes the message callercontext.v1.ListIntegrationsResponse.
+ * Use `create(ListIntegrationsResponseSchema)` to create a new message.
+ */
+export const ListIntegrationsResponseSchema: GenMessage<ListIntegrationsResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 21);
+
+/**
+ * @generated from message callercontext.v1.DeleteIntegrationRequest
+ */
+export type DeleteIntegrationRequest = Message<"callercontext.v1.DeleteIntegrationRequest"> & {
+  /**
+   * @generated from field: string integration_id = 1;
+   */
+  integrationId: string;
+};
+
+/**
+ * Describes the message callercontext.v1.DeleteIntegrationRequest.
+ * Use `create(DeleteIntegrationRequestSchema)` to create a new message.
+ */
+export const DeleteIntegrationRequestSchema: GenMessage<DeleteIntegrationRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 22);
+
+/**
+ * @generated from message callercontext.v1.DeleteIntegrationResponse
+ */
+export type DeleteIntegrationResponse = Message<"callercontext.v1.DeleteIntegrationResponse"> & {
+  /**
+   * @generated from field: string integration_id = 1;
+   */
+  integrationId: string;
+
+  /**
+   * @generated from field: bool deleted = 2;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message callercontext.v1.DeleteIntegrationResponse.
+ * Use `create(DeleteIntegrationResponseSchema)` to create a new message.
+ */
+export const DeleteIntegrationResponseSchema: GenMessage<DeleteIntegrationResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 23);
+
+/**
  * AdminService lets an operator manage accounts and API keys. Every method
  * requires the admin token; the `caller-context` CLI is a client of it.
  *
@@ -446,6 +707,30 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RevokeKeyRequestSchema;
     output: typeof RevokeKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc callercontext.v1.AdminService.CreateIntegration
+   */
+  createIntegration: {
+    methodKind: "unary";
+    input: typeof CreateIntegrationRequestSchema;
+    output: typeof CreateIntegrationResponseSchema;
+  },
+  /**
+   * @generated from rpc callercontext.v1.AdminService.ListIntegrations
+   */
+  listIntegrations: {
+    methodKind: "unary";
+    input: typeof ListIntegrationsRequestSchema;
+    output: typeof ListIntegrationsResponseSchema;
+  },
+  /**
+   * @generated from rpc callercontext.v1.AdminService.DeleteIntegration
+   */
+  deleteIntegration: {
+    methodKind: "unary";
+    input: typeof DeleteIntegrationRequestSchema;
+    output: typeof DeleteIntegrationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_callercontext_v1_admin, 0);

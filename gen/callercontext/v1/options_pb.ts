@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/options.proto.
  */
 export const file_callercontext_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiJQoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkqRQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAjpPCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNGGAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlJvdXRlUgVyb3V0ZTpSCgZhY2Nlc3MSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjShgMgASgOMhguY2FsbGVyY29udGV4dC52MS5BY2Nlc3NSBmFjY2Vzc2IGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiSgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJKl0KBkFjY2VzcxIWChJBQ0NFU1NfVU5TUEVDSUZJRUQQABIRCg1BQ0NFU1NfUFVCTElDEAESEAoMQUNDRVNTX0FETUlOEAISFgoSQUNDRVNTX0lOVEVHUkFUSU9OEAM6TwoFcm91dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjRhgMgASgLMhcuY2FsbGVyY29udGV4dC52MS5Sb3V0ZVIFcm91dGU6UgoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0oYDIAEoDjIYLmNhbGxlcmNvbnRleHQudjEuQWNjZXNzUgZhY2Nlc3NiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * Route binds an RPC to a REST endpoint. The HTTP host turns every method
@@ -34,6 +34,22 @@ export type Route = Message<"callercontext.v1.Route"> & {
    * @generated from field: string path = 2;
    */
   path: string;
+
+  /**
+   * When set, the request field (a string) that receives the raw body as
+   * sent, instead of the body being decoded field by field: a platform's
+   * webhook has its own shape and its signature covers the exact bytes.
+   *
+   * @generated from field: string body = 3;
+   */
+  body: string;
+
+  /**
+   * When set, the response field (a string of JSON) sent as the body.
+   *
+   * @generated from field: string response_body = 4;
+   */
+  responseBody: string;
 };
 
 /**
@@ -70,6 +86,15 @@ export const Access = {
    * @generated from enum value: ACCESS_ADMIN = 2;
    */
   ADMIN: 2,
+
+  /**
+   * A platform webhook: the integration named in the path, verified the
+   * platform's way (signature or secret header); rate limited and billed
+   * like an API key of the integration's kind.
+   *
+   * @generated from enum value: ACCESS_INTEGRATION = 3;
+   */
+  INTEGRATION: 3,
 } as const;
 
 /**

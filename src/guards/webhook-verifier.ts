@@ -1,0 +1,45 @@
+import type { Clock } from "../domain/clock.ts";
+import type { Integration } from "../domain/integration.ts";
+import { isTier } from "../domain/tiers.ts";
+import { integrationRowToIntegration } from "../integrations/integration-rows.ts";
+import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import type { Db } from "../store/database.ts";
+import { findIntegrationByWebhookId } from "../store/integration-repository.ts";
+import type { Principal } from "./context-values.ts";
+
+// Turns a platform webhook into a principal: the integration its URL names,
+// if the request carries that integration's credential the platform's way.
+// An unknown URL and a bad credential are the same refusal.
+
+export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
+
+export type WebhookVerification =
+  | { readonly ok: true; readonly principal: Principal; readonly integration: Integration }
+  | { readonly ok: false };
+
+export type WebhookVerifier = (webhookId: string, payload: string, headers: Headers) => Promise<WebhookVerification>;
+
+export function createWebhookVerifier(db: Db, clock: Clock): WebhookVerifier {
+  return async (webhookId, payload, headers) => {
+    if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return { ok: false };
+    const found = await findIntegrationByWebhookId(db, webhookId);
+    if (found === undefined) return { ok: false };
+    const integration = integrationRowToIntegration(found.integration);
+    const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
+    const nowMs = clock.now().getTime();
+    if (!PLATFORM_ADAPTERS[integration.platform].authenticate({ payload, headers, nowMs, credentials })) {
+      return { ok: false };
+    }
+    return {
+      ok: true,
+      integration,
+      principal: {
+        tenant: { accountId: integration.accountId, mode: integration.kind },
+        // Rate limited per integration, as an API key is per key.
+        keyId: integration.integrationId,
+        billingAccountId: found.billingAccountId,
+        tier: isTier(found.tier) ? found.tier : "free",
+      },
+    };
+  };
+}
