@@ -29,6 +29,28 @@ export interface RevokedKey {
   readonly revoked: boolean;
 }
 
+export interface Integration {
+  readonly integration_id: string;
+  readonly account_id: string;
+  readonly platform: string;
+  readonly name: string;
+  readonly kind: string;
+  readonly webhook_path: string;
+  readonly assistant_id: string;
+  readonly has_signing_secret: boolean;
+  readonly end_of_call: {
+    readonly intent_field: string;
+    readonly status_field: string;
+    readonly variable_fields: readonly string[];
+    readonly store_summary: boolean;
+  };
+}
+
+export interface CreatedIntegration {
+  readonly integration: Integration;
+  readonly webhook_secret: string;
+}
+
 export interface AdminClientOptions {
   readonly baseUrl: string;
   readonly token: string;
@@ -91,6 +113,15 @@ export function createAdminClient(options: AdminClientOptions) {
       call<CreatedKey>("POST", `${account(accountId)}/keys`, kind === undefined ? {} : { kind }),
     listKeys: async (accountId: string) => (await call<{ keys: ApiKey[] }>("GET", `${account(accountId)}/keys`)).keys,
     revokeKey: (keyId: string) => call<RevokedKey>("POST", `/admin/v1/keys/${encodeURIComponent(keyId)}/revoke`),
+    createIntegration: (accountId: string, input: object) =>
+      call<CreatedIntegration>("POST", `${account(accountId)}/integrations`, input),
+    listIntegrations: async (accountId: string) =>
+      (await call<{ integrations: Integration[] }>("GET", `${account(accountId)}/integrations`)).integrations,
+    deleteIntegration: (integrationId: string) =>
+      call<{ integration_id: string; deleted: boolean }>(
+        "POST",
+        `/admin/v1/integrations/${encodeURIComponent(integrationId)}/delete`,
+      ),
   };
 }
 

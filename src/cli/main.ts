@@ -4,6 +4,7 @@ import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
 import { parseCommandLine, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
+import { integrationCommands } from "./integration-commands.ts";
 import { keyCommands } from "./key-commands.ts";
 import { migrateCommand } from "./migrate-command.ts";
 import { usageText } from "./usage.ts";
@@ -11,7 +12,7 @@ import { usageText } from "./usage.ts";
 // caller-context: the operator's client of the admin API (and `migrate`).
 // Exit codes: 0 done, 1 the operation failed, 2 the command line was wrong.
 
-const COMMANDS: readonly Command[] = [...accountCommands, ...keyCommands, migrateCommand];
+const COMMANDS: readonly Command[] = [...accountCommands, ...keyCommands, ...integrationCommands, migrateCommand];
 const DEFAULT_URL = "http://127.0.0.1:8080";
 
 async function main(argv: string[], env: Env): Promise<number> {
