@@ -147,3 +147,69 @@ describe("webhook URLs", () => {
     expect(res.body.issues ?? res.body).toBeDefined();
   });
 });
+
+describe("the REST contract's rules hold for webhooks", () => {
+  async function studio(accountId: string, kind: "test" | "prod") {
+    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: "twilio_studio",
+      name: `Studio ${kind}`,
+      kind,
+      end_of_call: { variable_fields: ["order_number"] },
+    });
+    return (body: object) =>
+      request(fixture.server.url, "POST", created.body.integration.webhook_path, {
+        rawBody: JSON.stringify(body),
+        headers: { authorization: `Bearer ${created.body.webhook_secret}` },
+      });
+  }
+  const call = (event: string, callSid: string, extra: object = {}) => ({
+    event,
+    call_sid: callSid,
+    from: "+13105550199",
+    to: "+13105550100",
+    ...extra,
+  });
+
+  test("what one integration saved is not seen by another kind or another account", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const testKind = await studio(accountId, "test");
+    const sid = `CA${randomUUID()}`;
+    expect((await testKind(call("inbound", sid))).status).toBe(200);
+    const ended = await testKind(call("end", sid, { intent: "order_status", order_number: "A-1" }));
+    expect(ended.body.status).toBe("saved");
+    expect((await testKind(call("inbound", `CA${randomUUID()}`))).body.open_intents).toBe("order_status (1 attempt)");
+
+    const prodKind = await studio(accountId, "prod");
+    const other = await studio((await createAccountWithKey(fixture.server.url)).accountId, "test");
+    for (const elsewhere of [prodKind, other]) {
+      const res = await elsewhere(call("inbound", `CA${randomUUID()}`));
+      expect(res.body).toMatchObject({ open_intents: "", var_order_number: "", identity_recommendation: "ignore" });
+    }
+  });
+
+  test("the sensitive-data guard refuses a report carrying a card number, and nothing is billed", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const send = await studio(accountId, "test");
+    const sid = `CA${randomUUID()}`;
+    await send(call("inbound", sid));
+    const before = await quotaOf(fixture.server.url, accountId);
+    const res = await send(call("end", sid, { intent: "payment", order_number: "4111 1111 1111 1111" }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Bad Request");
+    expect(await quotaOf(fixture.server.url, accountId)).toBe(before);
+  });
+
+  test("a body that is not JSON is 400 in the error shape", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: "twilio_studio",
+      name: "Studio",
+    });
+    const res = await request(fixture.server.url, "POST", created.body.integration.webhook_path, {
+      rawBody: "{not json",
+      headers: { authorization: `Bearer ${created.body.webhook_secret}`, "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "Bad Request", message: "Validation failed" });
+  });
+});
