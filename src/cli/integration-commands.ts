@@ -1,4 +1,5 @@
-import type { Integration } from "./admin-client.ts";
+import { toJson } from "@bufbuild/protobuf";
+import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
 import { parseChoice, requireOption } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { fields } from "./output.ts";
@@ -36,24 +37,26 @@ export const integrationCommands: readonly Command[] = [
       const variables = (options.variables ?? "").split(",").map((name) => name.trim());
       // A secret on the command line lands in shell history; the environment is the better place.
       const signingSecret = options["signing-secret"] ?? env.CALLER_CONTEXT_SIGNING_SECRET;
-      const created = await admin().createIntegration(accountId, {
+      const created = await admin().createIntegration({
+        accountId,
         platform,
         name: requireOption(options, "name"),
         kind,
-        signing_secret: signingSecret || undefined,
-        assistant_id: options["assistant-id"],
-        end_of_call: {
-          intent_field: options["intent-field"],
-          status_field: options["status-field"],
-          variable_fields: variables.filter((name) => name !== ""),
-          store_summary: storeSummary,
+        signingSecret: signingSecret || undefined,
+        assistantId: options["assistant-id"],
+        endOfCall: {
+          intentField: options["intent-field"] ?? "",
+          statusField: options["status-field"] ?? "",
+          variableFields: variables.filter((name) => name !== ""),
+          storeSummary,
         },
       });
+      const integration = created.integration as Integration;
       return {
-        json: created,
+        json: { integration: integrationJson(integration), webhook_secret: created.webhookSecret },
         text: [
-          formatIntegration(created.integration),
-          fields([["webhook secret", created.webhook_secret]]),
+          formatIntegration(integration),
+          fields([["webhook secret", created.webhookSecret]]),
           "",
           "Paste the webhook path (after your server's address) and the secret into the platform: see docs/integrations.md.",
           "The secret is not shown again.",
@@ -69,12 +72,12 @@ export const integrationCommands: readonly Command[] = [
     summary: "list an account's integrations with their webhook paths (never secrets)",
     async run({ options, admin }) {
       const accountId = requireOption(options, "account");
-      const integrations = await admin().listIntegrations(accountId);
+      const { integrations } = await admin().listIntegrations({ accountId });
       const text =
         integrations.length === 0
           ? `No integrations for account ${accountId}.`
           : integrations.map(formatIntegration).join("\n\n");
-      return { json: { integrations }, text };
+      return { json: { integrations: integrations.map(integrationJson) }, text };
     },
   },
   {
@@ -83,23 +86,31 @@ export const integrationCommands: readonly Command[] = [
     options: {},
     summary: "delete an integration; its webhook URL answers 401 from then on",
     async run({ args, admin }) {
-      const deleted = await admin().deleteIntegration(args[0]!);
-      return { json: deleted, text: `Deleted ${deleted.integration_id}.` };
+      const deleted = await admin().deleteIntegration({ integrationId: args[0]! });
+      return {
+        json: { integration_id: deleted.integrationId, deleted: deleted.deleted },
+        text: `Deleted ${deleted.integrationId}.`,
+      };
     },
   },
 ];
 
+/** The wire's snake_case JSON, as the admin REST API answers it. */
+function integrationJson(integration: Integration) {
+  return toJson(IntegrationSchema, integration, { useProtoFieldName: true, alwaysEmitImplicit: true });
+}
+
 function formatIntegration(integration: Integration): string {
-  const mapping = integration.end_of_call;
+  const mapping = integration.endOfCall;
   return fields([
-    ["integration", integration.integration_id],
+    ["integration", integration.integrationId],
     ["platform", integration.platform],
     ["name", integration.name],
     ["kind", integration.kind],
-    ["webhook path", integration.webhook_path],
-    ["intent field", mapping.intent_field],
-    ["status field", mapping.status_field],
-    ["variables", mapping.variable_fields.join(", ") || "-"],
-    ["store summary", mapping.store_summary ? "yes" : "no"],
+    ["webhook path", integration.webhookPath],
+    ["intent field", mapping?.intentField ?? ""],
+    ["status field", mapping?.statusField ?? ""],
+    ["variables", mapping?.variableFields.join(", ") || "-"],
+    ["store summary", mapping?.storeSummary ? "yes" : "no"],
   ]);
 }
