@@ -5,6 +5,7 @@ import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
 import { parseCommandLine, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
+import { integrationCommands } from "./integration-commands.ts";
 import { keyCommands } from "./key-commands.ts";
 import { migrateCommand } from "./migrate-command.ts";
 import { serveCommand } from "./serve-command.ts";
@@ -13,7 +14,13 @@ import { usageText } from "./usage.ts";
 // caller-context: the operator's client of the admin API (and `migrate`).
 // Exit codes: 0 done, 1 the operation failed, 2 the command line was wrong.
 
-const COMMANDS: readonly Command[] = [...accountCommands, ...keyCommands, migrateCommand, serveCommand];
+const COMMANDS: readonly Command[] = [
+  ...accountCommands,
+  ...keyCommands,
+  ...integrationCommands,
+  migrateCommand,
+  serveCommand,
+];
 const DEFAULT_URL = "http://127.0.0.1:8080";
 
 async function main(argv: string[], env: Env): Promise<number> {

@@ -4,13 +4,16 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
-import { peerAddressKey, principalKey } from "./context-values.ts";
+import { integrationKey, peerAddressKey, principalKey } from "./context-values.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
 import { accessOf } from "./method-access.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import { WEBHOOK_REFUSED_MESSAGE, type WebhookVerifier } from "./webhook-verifier.ts";
 
 export interface AuthenticateOptions {
   readonly keys: KeyVerifier;
+  /** Platform webhooks: the integration in the URL and its credential. */
+  readonly webhooks: WebhookVerifier;
   readonly adminTokenHash: () => string;
   readonly clock: Clock;
   /** Counts failed authentications per client address. */
@@ -20,10 +23,10 @@ export interface AuthenticateOptions {
 }
 
 /**
- * Public methods pass; admin methods need the admin token; every other
- * method an API key. A client that keeps presenting bad credentials gets 429
- * instead of 401 once it passes its failure allowance, so keys cannot be
- * guessed at speed; valid keys from the same address are never counted.
+ * Public methods pass; admin methods need the admin token; webhooks the
+ * credential of the integration they name; every other method an API key.
+ * A client that keeps presenting bad credentials gets 429 instead of 401
+ * once it passes its failure allowance, so keys cannot be guessed at speed; valid keys from the same address are never counted.
  */
 export function authenticate(options: AuthenticateOptions): Interceptor {
   const refuse = async (message: string, peer: string) => {
@@ -57,6 +60,13 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
       if (!isAdminAuthorization(authorization, options.adminTokenHash())) {
         throw await refuse("Invalid or missing admin token", peer);
       }
+      return next(req);
+    }
+    if (access === "integration") {
+      const { webhookId, payload } = req.message as { webhookId?: unknown; payload?: unknown };
+      const verified = await options.webhooks(String(webhookId ?? ""), String(payload ?? ""), req.header);
+      if (!verified.ok) throw await refuse(WEBHOOK_REFUSED_MESSAGE, peer);
+      req.contextValues.set(principalKey, verified.principal).set(integrationKey, verified.integration);
       return next(req);
     }
     const verification = await options.keys.verify(authorization);

@@ -1,5 +1,6 @@
 import { createContextKey } from "@connectrpc/connect";
 import type { FieldIssue } from "../domain/domain-error.ts";
+import type { Integration } from "../domain/integration.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Tier } from "../domain/tiers.ts";
 import type { Charge } from "../store/charge.ts";
@@ -41,4 +42,9 @@ export const peerAddressKey = createContextKey<string>("unknown", { description:
 /** Set by the time budget: epoch ms (real time) after which the call's write must not commit. */
 export const deadlineKey = createContextKey<number | undefined>(undefined, {
   description: "when the call's client is answered 503",
+});
+
+/** Set by the authentication guard for a verified platform webhook. */
+export const integrationKey = createContextKey<Integration | undefined>(undefined, {
+  description: "the integration a webhook came through",
 });

@@ -12,6 +12,7 @@ import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { readinessGuard } from "./readiness-guard.ts";
 import { timeBudget } from "./time-budget.ts";
+import { createWebhookVerifier } from "./webhook-verifier.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
 // gRPC alike: readiness → error boundary → time budget → authentication → rate limit →
@@ -43,6 +44,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
     timeBudget(deps.budgetOf),
     authenticate({
       keys: deps.keys,
+      webhooks: createWebhookVerifier(deps.db, deps.clock),
       adminTokenHash: deps.adminTokenHash,
       clock: deps.clock,
       // Per instance: counting guesses needs no coordination to slow them down.

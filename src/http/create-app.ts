@@ -6,11 +6,13 @@ import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createCustomerService } from "../rpc/customer-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
+import { createIntegrationService } from "../rpc/integration-service.ts";
 import { accessLog } from "./access-log.ts";
 import { withRequestScope } from "./connect-handler-scope.ts";
 import { body } from "./error-response.ts";
@@ -38,6 +40,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
     { service: CustomerService, implementation: createCustomerService(app) },
     { service: HealthService, implementation: createHealthService(app) },
     { service: AdminService, implementation: createAdminService(app) },
+    { service: IntegrationService, implementation: createIntegrationService(app) },
   ];
   // The REST body limit holds for every protocol, before and after decompression.
   const readMaxBytes = config.bodyLimitBytes;

@@ -26,8 +26,16 @@ export interface RestService {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** What the JSON body parser hands the route: the parsed value, or that it could not be parsed. */
-type ParsedBody = { readonly json: unknown } | { readonly malformed: true };
+/** What the JSON body parser hands the route: the parsed value (and its text), or that it could not be parsed. */
+type ParsedBody =
+  | { readonly json: unknown; readonly text: string }
+  | { readonly malformed: true; readonly text?: string };
+
+/** A route's raw-body and raw-response fields (proto field names), when it declares them. */
+interface RawFields {
+  readonly body: string;
+  readonly responseBody: string;
+}
 
 export function registerRestRoutes(
   app: FastifyInstance,
@@ -37,12 +45,13 @@ export function registerRestRoutes(
   // JSON only: any other Content-Type is answered 415 by Fastify.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_req, raw, done) => {
+    let text: string | undefined;
     try {
       // JSON is UTF-8; bytes that are not would otherwise be stored as U+FFFD without a word.
-      const text = UTF8.decode(raw as Buffer);
-      done(null, { json: text === "" ? undefined : JSON.parse(text) } satisfies ParsedBody);
+      text = UTF8.decode(raw as Buffer);
+      done(null, { json: text === "" ? undefined : JSON.parse(text), text } satisfies ParsedBody);
     } catch {
-      done(null, { malformed: true } satisfies ParsedBody);
+      done(null, { malformed: true, text } satisfies ParsedBody);
     }
   });
 
@@ -50,11 +59,12 @@ export function registerRestRoutes(
     const spec = createServiceImplSpec(service, implementation as never);
     for (const method of service.methods) {
       if (method.methodKind !== "unary" || !hasOption(method, routeOption)) continue;
-      const { method: httpMethod, path } = getOption(method, routeOption);
+      const { method: httpMethod, path, body, responseBody } = getOption(method, routeOption);
+      const raw = body === "" ? undefined : { body, responseBody };
       app.route({
         method: httpMethod as "GET" | "POST" | "DELETE",
         url: path.replace(/\{(\w+)\}/g, ":$1"),
-        handler: (request, reply) => handle(spec, method as DescMethodUnary, path, interceptors, request, reply),
+        handler: (request, reply) => handle(spec, method as DescMethodUnary, path, interceptors, request, reply, raw),
       });
     }
   }
@@ -67,6 +77,7 @@ async function handle(
   interceptors: Interceptor[],
   request: FastifyRequest,
   reply: FastifyReply,
+  raw: RawFields | undefined,
 ) {
   const scope = scopeOf(request.raw);
   scope.protocol = "rest";
@@ -80,6 +91,10 @@ async function handle(
   let json: unknown;
   if (fromQuery) {
     json = request.query;
+  } else if (raw !== undefined) {
+    // The body goes to one string field as sent; the implementation reads it.
+    json = { [raw.body]: body?.text ?? "" };
+    if (body?.text === undefined && body !== undefined) issues.push({ path: [], message: "Body is not UTF-8" });
   } else if (body !== undefined && "malformed" in body) {
     issues.push({ path: [], message: "Malformed JSON" });
   } else {
@@ -113,10 +128,13 @@ async function handle(
   const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
   try {
     const output = await invokeUnaryImplementation(methodSpec, context, message as never, interceptors);
-    return reply
-      .code(context.values.get(restStatusKey))
-      .headers(headerObject(context.responseHeader))
-      .send(encodeMessage(method.output, output));
+    reply.code(context.values.get(restStatusKey)).headers(headerObject(context.responseHeader));
+    if (raw?.responseBody) {
+      const field = method.output.fields.find((f) => f.name === raw.responseBody);
+      const text = field === undefined ? "{}" : String((output as Record<string, unknown>)[field.localName]);
+      return reply.type("application/json").send(text);
+    }
+    return reply.send(encodeMessage(method.output, output));
   } catch (thrown) {
     const error = toConnectError(thrown);
     if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");

@@ -9,6 +9,10 @@ import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
 import type { AppContext } from "../context.ts";
+import type { Integration } from "../domain/integration.ts";
+import { createIntegration } from "../integrations/create-integration.ts";
+import { deleteIntegration } from "../integrations/delete-integration.ts";
+import { listIntegrations } from "../integrations/list-integrations.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
@@ -31,5 +35,36 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
       const key = await revokeKey(deps, req.keyId);
       return { keyId: key.keyId, revoked: key.revoked };
     }),
+    createIntegration: withDomainErrors(async (req) => {
+      const mapping = req.endOfCall;
+      const created = await createIntegration(deps, {
+        accountId: req.accountId,
+        platform: req.platform,
+        name: req.name,
+        kind: req.kind,
+        signingSecret: req.signingSecret,
+        assistantId: req.assistantId,
+        intentField: mapping?.intentField,
+        statusField: mapping?.statusField,
+        variableFields: mapping?.variableFields ?? [],
+        storeSummary: mapping?.storeSummary ?? false,
+      });
+      return { integration: integrationToProto(created.integration), webhookSecret: created.webhookSecret };
+    }),
+    listIntegrations: withDomainErrors(async (req) => ({
+      integrations: (await listIntegrations(deps, req.accountId)).map(integrationToProto),
+    })),
+    deleteIntegration: withDomainErrors(async (req) => {
+      await deleteIntegration(deps, req.integrationId);
+      return { integrationId: req.integrationId, deleted: true };
+    }),
+  };
+}
+
+/** The proto's lists are mutable; the domain's are not. */
+function integrationToProto(integration: Integration) {
+  return {
+    ...integration,
+    endOfCall: { ...integration.endOfCall, variableFields: [...integration.endOfCall.variableFields] },
   };
 }

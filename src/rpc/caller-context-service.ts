@@ -58,7 +58,7 @@ export function requirePrincipal(context: HandlerContext): Principal {
   return principal;
 }
 
-function callRequestOf(context: HandlerContext): CallRequest {
+export function callRequestOf(context: HandlerContext): CallRequest {
   const principal = requirePrincipal(context);
   return {
     tenant: principal.tenant,

@@ -110,6 +110,24 @@ export interface CustomerAliasTable {
   merged_at: Timestamp;
 }
 
+export interface IntegrationTable {
+  id: string;
+  account_id: string;
+  webhook_id: string;
+  platform: string;
+  name: string;
+  kind: Mode;
+  token_hash: string;
+  signing_secret: string | null;
+  assistant_id: string | null;
+  intent_field: string;
+  status_field: string;
+  /** A JSON array of field names. */
+  variable_fields: string;
+  store_summary: boolean;
+  created_at: Timestamp;
+}
+
 export interface Schema {
   accounts: AccountTable;
   api_keys: ApiKeyTable;
@@ -122,8 +140,11 @@ export interface Schema {
   intents: IntentTable;
   variables: VariableTable;
   idempotency_keys: IdempotencyKeyTable;
+  integrations: IntegrationTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;
 export type NewAccountRow = Insertable<AccountTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
+export type IntegrationRow = Selectable<IntegrationTable>;
+export type NewIntegrationRow = Insertable<IntegrationTable>;

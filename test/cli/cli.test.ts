@@ -238,6 +238,44 @@ describe("errors", () => {
   });
 });
 
+describe("integrations", () => {
+  test("create prints the webhook path and secret once; list shows it without the secret; delete removes it", async () => {
+    const account = await cliJson(["accounts", "create", "--name", "Dental office"]);
+    const created = await cliJson(
+      [
+        "integrations",
+        "create",
+        "--account",
+        account.account_id,
+        "--platform",
+        "retell",
+        "--name",
+        "Front desk",
+      ].concat(["--variables", "appointment_day, dentist", "--store-summary", "yes"]),
+      { CALLER_CONTEXT_SIGNING_SECRET: "key_retell_api_0123456789" },
+    );
+    expect(created.integration).toMatchObject({
+      platform: "retell",
+      kind: "test",
+      has_signing_secret: true,
+      webhook_path: expect.stringMatching(/^\/v1\/integrations\/wh_[0-9A-Za-z]{32}$/),
+      end_of_call: { intent_field: "intent", variable_fields: ["appointment_day", "dentist"], store_summary: true },
+    });
+    expect(created.webhook_secret).toMatch(/^whsec_/);
+    const listed = await cli(["integrations", "list", "--account", account.account_id]);
+    expect(listed.stdout).toContain(created.integration.webhook_path);
+    expect(listed.stdout).not.toContain(created.webhook_secret);
+    const id = created.integration.integration_id;
+    expect(await cliJson(["integrations", "delete", id])).toEqual({ integration_id: id, deleted: true });
+    expect(await cliJson(["integrations", "list", "--account", account.account_id])).toEqual({ integrations: [] });
+  });
+
+  test("a platform outside the list is a usage error (exit 2)", async () => {
+    const result = await cli(["integrations", "create", "--account", "acct_x", "--platform", "zoom", "--name", "x"]);
+    expect(result.code).toBe(2);
+  });
+});
+
 describe("migrate", () => {
   let dataDir: string;
   beforeAll(async () => {

@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/admin.proto.
  */
 export const file_callercontext_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIm4KB0FjY291bnQSEgoKYWNjb3VudF9pZBgBIAEoCRIaChJiaWxsaW5nX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0aWVyGAQgASgJEhcKD3F1b3RhX3JlbWFpbmluZxgFIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50Il4KFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIcCg9xdW90YV9yZW1haW5pbmcYAiABKA1IAIgBAUISChBfcXVvdGFfcmVtYWluaW5nIkUKF1NldEFjY291bnRRdW90YVJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiOQoVU2V0QWNjb3VudFRpZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEdGllchgCIAEoCSJEChZTZXRBY2NvdW50VGllclJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiWwoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGcHJlZml4GAQgASgJEg8KB3Jldm9rZWQYBSABKAgiQgoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKBGtpbmQYAiABKAlIAIgBAUIHCgVfa2luZCJWChFDcmVhdGVLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoQTGlzdEtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhguY2FsbGVyY29udGV4dC52MS5BcGlLZXkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNAoRUmV2b2tlS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEg8KB3Jldm9rZWQYAiABKAgy+AcKDEFkbWluU2VydmljZRKEAQoNQ3JlYXRlQWNjb3VudBImLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZSIiirUYGgoEUE9TVBISL2FkbWluL3YxL2FjY291bnRzkLUYAhKHAQoKR2V0QWNjb3VudBIjLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlcXVlc3QaJC5jYWxsZXJjb250ZXh0LnYxLkdldEFjY291bnRSZXNwb25zZSIuirUYJgoDR0VUEh8vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9kLUYAhKdAQoPU2V0QWNjb3VudFF1b3RhEiguY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXF1ZXN0GikuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXNwb25zZSI1irUYLQoEUE9TVBIlL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9xdW90YZC1GAISmQEKDlNldEFjY291bnRUaWVyEicuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vdGllcpC1GAISigEKCUNyZWF0ZUtleRIiLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlS2V5UmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlS2V5UmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0va2V5c5C1GAIShgEKCExpc3RLZXlzEiEuY2FsbGVyY29udGV4dC52MS5MaXN0S2V5c1JlcXVlc3QaIi5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVzcG9uc2UiM4q1GCsKA0dFVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKEAQoJUmV2b2tlS2V5EiIuY2FsbGVyY29udGV4dC52MS5SZXZva2VLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5SZXZva2VLZXlSZXNwb25zZSIuirUYJgoEUE9TVBIeL2FkbWluL3YxL2tleXMve2tleV9pZH0vcmV2b2tlkLUYAmIGcHJvdG8z", [file_callercontext_v1_options]);
+  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIm4KB0FjY291bnQSEgoKYWNjb3VudF9pZBgBIAEoCRIaChJiaWxsaW5nX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0aWVyGAQgASgJEhcKD3F1b3RhX3JlbWFpbmluZxgFIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50Il4KFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIcCg9xdW90YV9yZW1haW5pbmcYAiABKA1IAIgBAUISChBfcXVvdGFfcmVtYWluaW5nIkUKF1NldEFjY291bnRRdW90YVJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiOQoVU2V0QWNjb3VudFRpZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEdGllchgCIAEoCSJEChZTZXRBY2NvdW50VGllclJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiWwoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGcHJlZml4GAQgASgJEg8KB3Jldm9rZWQYBSABKAgiQgoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKBGtpbmQYAiABKAlIAIgBAUIHCgVfa2luZCJWChFDcmVhdGVLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoQTGlzdEtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhguY2FsbGVyY29udGV4dC52MS5BcGlLZXkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNAoRUmV2b2tlS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEg8KB3Jldm9rZWQYAiABKAgi6AEKC0ludGVncmF0aW9uEhYKDmludGVncmF0aW9uX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEAoIcGxhdGZvcm0YAyABKAkSDAoEbmFtZRgEIAEoCRIMCgRraW5kGAUgASgJEhQKDHdlYmhvb2tfcGF0aBgGIAEoCRIUCgxhc3Npc3RhbnRfaWQYByABKAkSGgoSaGFzX3NpZ25pbmdfc2VjcmV0GAggASgIEjcKC2VuZF9vZl9jYWxsGAkgASgLMiIuY2FsbGVyY29udGV4dC52MS5FbmRPZkNhbGxNYXBwaW5nIm4KEEVuZE9mQ2FsbE1hcHBpbmcSFAoMaW50ZW50X2ZpZWxkGAEgASgJEhQKDHN0YXR1c19maWVsZBgCIAEoCRIXCg92YXJpYWJsZV9maWVsZHMYAyADKAkSFQoNc3RvcmVfc3VtbWFyeRgEIAEoCCL/AQoYQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRraW5kGAQgASgJSACIAQESGwoOc2lnbmluZ19zZWNyZXQYBSABKAlIAYgBARIZCgxhc3Npc3RhbnRfaWQYBiABKAlIAogBARI3CgtlbmRfb2ZfY2FsbBgHIAEoCzIiLmNhbGxlcmNvbnRleHQudjEuRW5kT2ZDYWxsTWFwcGluZ0IHCgVfa2luZEIRCg9fc2lnbmluZ19zZWNyZXRCDwoNX2Fzc2lzdGFudF9pZCJnChlDcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjIKC2ludGVncmF0aW9uGAEgASgLMh0uY2FsbGVyY29udGV4dC52MS5JbnRlZ3JhdGlvbhIWCg53ZWJob29rX3NlY3JldBgCIAEoCSItChdMaXN0SW50ZWdyYXRpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIk8KGExpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRIzCgxpbnRlZ3JhdGlvbnMYASADKAsyHS5jYWxsZXJjb250ZXh0LnYxLkludGVncmF0aW9uIjIKGERlbGV0ZUludGVncmF0aW9uUmVxdWVzdBIWCg5pbnRlZ3JhdGlvbl9pZBgBIAEoCSJEChlEZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlEhYKDmludGVncmF0aW9uX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgy/QsKDEFkbWluU2VydmljZRKEAQoNQ3JlYXRlQWNjb3VudBImLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZSIiirUYGgoEUE9TVBISL2FkbWluL3YxL2FjY291bnRzkLUYAhKHAQoKR2V0QWNjb3VudBIjLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlcXVlc3QaJC5jYWxsZXJjb250ZXh0LnYxLkdldEFjY291bnRSZXNwb25zZSIuirUYJgoDR0VUEh8vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9kLUYAhKdAQoPU2V0QWNjb3VudFF1b3RhEiguY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXF1ZXN0GikuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXNwb25zZSI1irUYLQoEUE9TVBIlL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9xdW90YZC1GAISmQEKDlNldEFjY291bnRUaWVyEicuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vdGllcpC1GAISigEKCUNyZWF0ZUtleRIiLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlS2V5UmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlS2V5UmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0va2V5c5C1GAIShgEKCExpc3RLZXlzEiEuY2FsbGVyY29udGV4dC52MS5MaXN0S2V5c1JlcXVlc3QaIi5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVzcG9uc2UiM4q1GCsKA0dFVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKEAQoJUmV2b2tlS2V5EiIuY2FsbGVyY29udGV4dC52MS5SZXZva2VLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5SZXZva2VLZXlSZXNwb25zZSIuirUYJgoEUE9TVBIeL2FkbWluL3YxL2tleXMve2tleV9pZH0vcmV2b2tlkLUYAhKqAQoRQ3JlYXRlSW50ZWdyYXRpb24SKi5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUludGVncmF0aW9uUmVxdWVzdBorLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlSW50ZWdyYXRpb25SZXNwb25zZSI8irUYNAoEUE9TVBIsL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9pbnRlZ3JhdGlvbnOQtRgCEqYBChBMaXN0SW50ZWdyYXRpb25zEikuY2FsbGVyY29udGV4dC52MS5MaXN0SW50ZWdyYXRpb25zUmVxdWVzdBoqLmNhbGxlcmNvbnRleHQudjEuTGlzdEludGVncmF0aW9uc1Jlc3BvbnNlIjuKtRgzCgNHRVQSLC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vaW50ZWdyYXRpb25zkLUYAhKsAQoRRGVsZXRlSW50ZWdyYXRpb24SKi5jYWxsZXJjb250ZXh0LnYxLkRlbGV0ZUludGVncmF0aW9uUmVxdWVzdBorLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlSW50ZWdyYXRpb25SZXNwb25zZSI+irUYNgoEUE9TVBIuL2FkbWluL3YxL2ludGVncmF0aW9ucy97aW50ZWdyYXRpb25faWR9L2RlbGV0ZZC1GAJiBnByb3RvMw", [file_callercontext_v1_options]);
 
 /**
  * Tier names: "free", "starter", "growth", "scale".
@@ -387,6 +387,267 @@ export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE_
   messageDesc(file_callercontext_v1_admin, 15);
 
 /**
+ * Platforms: "vapi", "retell", "elevenlabs", "twilio_studio".
+ *
+ * @generated from message callercontext.v1.Integration
+ */
+export type Integration = Message<"callercontext.v1.Integration"> & {
+  /**
+   * @generated from field: string integration_id = 1;
+   */
+  integrationId: string;
+
+  /**
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string platform = 3;
+   */
+  platform: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * The key kind the integration acts as: "test" or "prod".
+   *
+   * @generated from field: string kind = 5;
+   */
+  kind: string;
+
+  /**
+   * Where the platform sends its webhooks, e.g. "/v1/integrations/wh_...".
+   *
+   * @generated from field: string webhook_path = 6;
+   */
+  webhookPath: string;
+
+  /**
+   * The assistant (Vapi) the inbound answer names; empty when not used.
+   *
+   * @generated from field: string assistant_id = 7;
+   */
+  assistantId: string;
+
+  /**
+   * Whether a platform signing secret is stored (never shown).
+   *
+   * @generated from field: bool has_signing_secret = 8;
+   */
+  hasSigningSecret: boolean;
+
+  /**
+   * @generated from field: callercontext.v1.EndOfCallMapping end_of_call = 9;
+   */
+  endOfCall?: EndOfCallMapping | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.Integration.
+ * Use `create(IntegrationSchema)` to create a new message.
+ */
+export const IntegrationSchema: GenMessage<Integration> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 16);
+
+/**
+ * Which fields of the platform's end-of-call analysis become what.
+ *
+ * @generated from message callercontext.v1.EndOfCallMapping
+ */
+export type EndOfCallMapping = Message<"callercontext.v1.EndOfCallMapping"> & {
+  /**
+   * The field holding the call's intent, e.g. "intent".
+   *
+   * @generated from field: string intent_field = 1;
+   */
+  intentField: string;
+
+  /**
+   * The field holding "open" or "resolved"; "open" when absent.
+   *
+   * @generated from field: string status_field = 2;
+   */
+  statusField: string;
+
+  /**
+   * Fields saved as variables of the same name; always answered at inbound.
+   *
+   * @generated from field: repeated string variable_fields = 3;
+   */
+  variableFields: string[];
+
+  /**
+   * Save the platform's call summary as the variable "call_summary".
+   *
+   * @generated from field: bool store_summary = 4;
+   */
+  storeSummary: boolean;
+};
+
+/**
+ * Describes the message callercontext.v1.EndOfCallMapping.
+ * Use `create(EndOfCallMappingSchema)` to create a new message.
+ */
+export const EndOfCallMappingSchema: GenMessage<EndOfCallMapping> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 17);
+
+/**
+ * @generated from message callercontext.v1.CreateIntegrationRequest
+ */
+export type CreateIntegrationRequest = Message<"callercontext.v1.CreateIntegrationRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string platform = 2;
+   */
+  platform: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Defaults to "test".
+   *
+   * @generated from field: optional string kind = 4;
+   */
+  kind?: string | undefined;
+
+  /**
+   * Retell: the API key that signs its webhooks; ElevenLabs: the post-call
+   * webhook's HMAC secret.
+   *
+   * @generated from field: optional string signing_secret = 5;
+   */
+  signingSecret?: string | undefined;
+
+  /**
+   * Vapi: the assistant to answer inbound calls with.
+   *
+   * @generated from field: optional string assistant_id = 6;
+   */
+  assistantId?: string | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.EndOfCallMapping end_of_call = 7;
+   */
+  endOfCall?: EndOfCallMapping | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.CreateIntegrationRequest.
+ * Use `create(CreateIntegrationRequestSchema)` to create a new message.
+ */
+export const CreateIntegrationRequestSchema: GenMessage<CreateIntegrationRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 18);
+
+/**
+ * @generated from message callercontext.v1.CreateIntegrationResponse
+ */
+export type CreateIntegrationResponse = Message<"callercontext.v1.CreateIntegrationResponse"> & {
+  /**
+   * @generated from field: callercontext.v1.Integration integration = 1;
+   */
+  integration?: Integration | undefined;
+
+  /**
+   * The secret the platform sends as a header (x-vapi-secret or
+   * Authorization: Bearer); shown only in this response.
+   *
+   * @generated from field: string webhook_secret = 2;
+   */
+  webhookSecret: string;
+};
+
+/**
+ * Describes the message callercontext.v1.CreateIntegrationResponse.
+ * Use `create(CreateIntegrationResponseSchema)` to create a new message.
+ */
+export const CreateIntegrationResponseSchema: GenMessage<CreateIntegrationResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 19);
+
+/**
+ * @generated from message callercontext.v1.ListIntegrationsRequest
+ */
+export type ListIntegrationsRequest = Message<"callercontext.v1.ListIntegrationsRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+};
+
+/**
+ * Describes the message callercontext.v1.ListIntegrationsRequest.
+ * Use `create(ListIntegrationsRequestSchema)` to create a new message.
+ */
+export const ListIntegrationsRequestSchema: GenMessage<ListIntegrationsRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 20);
+
+/**
+ * @generated from message callercontext.v1.ListIntegrationsResponse
+ */
+export type ListIntegrationsResponse = Message<"callercontext.v1.ListIntegrationsResponse"> & {
+  /**
+   * @generated from field: repeated callercontext.v1.Integration integrations = 1;
+   */
+  integrations: Integration[];
+};
+
+/**
+ * Describes the message callercontext.v1.ListIntegrationsResponse.
+ * Use `create(ListIntegrationsResponseSchema)` to create a new message.
+ */
+export const ListIntegrationsResponseSchema: GenMessage<ListIntegrationsResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 21);
+
+/**
+ * @generated from message callercontext.v1.DeleteIntegrationRequest
+ */
+export type DeleteIntegrationRequest = Message<"callercontext.v1.DeleteIntegrationRequest"> & {
+  /**
+   * @generated from field: string integration_id = 1;
+   */
+  integrationId: string;
+};
+
+/**
+ * Describes the message callercontext.v1.DeleteIntegrationRequest.
+ * Use `create(DeleteIntegrationRequestSchema)` to create a new message.
+ */
+export const DeleteIntegrationRequestSchema: GenMessage<DeleteIntegrationRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 22);
+
+/**
+ * @generated from message callercontext.v1.DeleteIntegrationResponse
+ */
+export type DeleteIntegrationResponse = Message<"callercontext.v1.DeleteIntegrationResponse"> & {
+  /**
+   * @generated from field: string integration_id = 1;
+   */
+  integrationId: string;
+
+  /**
+   * @generated from field: bool deleted = 2;
+   */
+  deleted: boolean;
+};
+
+/**
+ * Describes the message callercontext.v1.DeleteIntegrationResponse.
+ * Use `create(DeleteIntegrationResponseSchema)` to create a new message.
+ */
+export const DeleteIntegrationResponseSchema: GenMessage<DeleteIntegrationResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 23);
+
+/**
  * AdminService lets an operator manage accounts and API keys. Every method
  * requires the admin token; the `caller-context` CLI is a client of it.
  *
@@ -448,6 +709,30 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RevokeKeyRequestSchema;
     output: typeof RevokeKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc callercontext.v1.AdminService.CreateIntegration
+   */
+  createIntegration: {
+    methodKind: "unary";
+    input: typeof CreateIntegrationRequestSchema;
+    output: typeof CreateIntegrationResponseSchema;
+  },
+  /**
+   * @generated from rpc callercontext.v1.AdminService.ListIntegrations
+   */
+  listIntegrations: {
+    methodKind: "unary";
+    input: typeof ListIntegrationsRequestSchema;
+    output: typeof ListIntegrationsResponseSchema;
+  },
+  /**
+   * @generated from rpc callercontext.v1.AdminService.DeleteIntegration
+   */
+  deleteIntegration: {
+    methodKind: "unary";
+    input: typeof DeleteIntegrationRequestSchema;
+    output: typeof DeleteIntegrationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_callercontext_v1_admin, 0);

@@ -1,0 +1,116 @@
+import { toJson } from "@bufbuild/protobuf";
+import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
+import { parseChoice, requireOption } from "./arguments.ts";
+import type { Command } from "./command.ts";
+import { fields } from "./output.ts";
+
+const PLATFORMS = ["vapi", "retell", "elevenlabs", "twilio_studio"] as const;
+const KINDS = ["test", "prod"] as const;
+const YES_NO = ["yes", "no"] as const;
+
+export const integrationCommands: readonly Command[] = [
+  {
+    name: "integrations create",
+    args: [],
+    options: {
+      account: { type: "string" },
+      platform: { type: "string" },
+      name: { type: "string" },
+      kind: { type: "string" },
+      "signing-secret": { type: "string" },
+      "assistant-id": { type: "string" },
+      "intent-field": { type: "string" },
+      "status-field": { type: "string" },
+      variables: { type: "string" },
+      "store-summary": { type: "string" },
+    },
+    synopsis:
+      "--account ACCOUNT_ID --platform vapi|retell|elevenlabs|twilio_studio --name NAME [--kind test|prod] " +
+      "[--signing-secret SECRET] [--assistant-id ID] [--intent-field F] [--status-field F] [--variables A,B] " +
+      "[--store-summary yes|no]",
+    summary: "connect a voice platform; prints its webhook path and the secret it sends (shown once)",
+    async run({ options, admin, env }) {
+      const accountId = requireOption(options, "account");
+      const platform = parseChoice(requireOption(options, "platform"), "--platform", PLATFORMS);
+      const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", KINDS);
+      const storeSummary = parseChoice(options["store-summary"] ?? "no", "--store-summary", YES_NO) === "yes";
+      const variables = (options.variables ?? "").split(",").map((name) => name.trim());
+      // A secret on the command line lands in shell history; the environment is the better place.
+      const signingSecret = options["signing-secret"] ?? env.CALLER_CONTEXT_SIGNING_SECRET;
+      const created = await admin().createIntegration({
+        accountId,
+        platform,
+        name: requireOption(options, "name"),
+        kind,
+        signingSecret: signingSecret || undefined,
+        assistantId: options["assistant-id"],
+        endOfCall: {
+          intentField: options["intent-field"] ?? "",
+          statusField: options["status-field"] ?? "",
+          variableFields: variables.filter((name) => name !== ""),
+          storeSummary,
+        },
+      });
+      const integration = created.integration as Integration;
+      return {
+        json: { integration: integrationJson(integration), webhook_secret: created.webhookSecret },
+        text: [
+          formatIntegration(integration),
+          fields([["webhook secret", created.webhookSecret]]),
+          "",
+          "Paste the webhook path (after your server's address) and the secret into the platform: see docs/integrations.md.",
+          "The secret is not shown again.",
+        ].join("\n"),
+      };
+    },
+  },
+  {
+    name: "integrations list",
+    args: [],
+    options: { account: { type: "string" } },
+    synopsis: "--account ACCOUNT_ID",
+    summary: "list an account's integrations with their webhook paths (never secrets)",
+    async run({ options, admin }) {
+      const accountId = requireOption(options, "account");
+      const { integrations } = await admin().listIntegrations({ accountId });
+      const text =
+        integrations.length === 0
+          ? `No integrations for account ${accountId}.`
+          : integrations.map(formatIntegration).join("\n\n");
+      return { json: { integrations: integrations.map(integrationJson) }, text };
+    },
+  },
+  {
+    name: "integrations delete",
+    args: ["INTEGRATION_ID"],
+    options: {},
+    summary: "delete an integration; its webhook URL answers 401 from then on",
+    async run({ args, admin }) {
+      const deleted = await admin().deleteIntegration({ integrationId: args[0]! });
+      return {
+        json: { integration_id: deleted.integrationId, deleted: deleted.deleted },
+        text: `Deleted ${deleted.integrationId}.`,
+      };
+    },
+  },
+];
+
+/** The wire's snake_case JSON, as the admin REST API answers it. */
+function integrationJson(integration: Integration) {
+  return toJson(IntegrationSchema, integration, { useProtoFieldName: true, alwaysEmitImplicit: true });
+}
+
+function formatIntegration(integration: Integration): string {
+  const mapping = integration.endOfCall;
+  return fields([
+    ["integration", integration.integrationId],
+    ["platform", integration.platform],
+    ["name", integration.name],
+    ["kind", integration.kind],
+    ["webhook path", integration.webhookPath],
+    ["intent field", mapping?.intentField ?? ""],
+    ["status field", mapping?.statusField ?? ""],
+    ["variables", mapping?.variableFields.join(", ") || "-"],
+    ["store summary", mapping?.storeSummary ? "yes" : "no"],
+  ]);
+}

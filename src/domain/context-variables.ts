@@ -1,0 +1,66 @@
+import type { StartCallResult } from "./call.ts";
+
+// The caller's context as flat string variables an agent prompt can use as
+// they are: every platform's templating takes strings only, and a declared
+// variable must always be present, so "unknown" is the empty string.
+
+export const VARIABLE_PREFIX = "var_";
+
+/** A stored variable's name made safe for {{...}} templates: lower case letters, digits and underscores. */
+export function templateSafeName(name: string): string {
+  const safe = name
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return `${VARIABLE_PREFIX}${safe === "" ? "unnamed" : safe}`;
+}
+
+/** The variables of a caller nothing is known about: every declared name present and empty. */
+export function noContextVariables(declared: readonly string[]): Record<string, string> {
+  const variables: Record<string, string> = {
+    customer_ref: "",
+    identity_confidence: "",
+    identity_level: "",
+    identity_recommendation: "",
+    open_intents: "",
+    caller_context: "No caller context is available for this call; treat the caller as new.",
+  };
+  for (const name of declared) variables[templateSafeName(name)] = "";
+  return variables;
+}
+
+export function contextVariables(result: StartCallResult, declared: readonly string[]): Record<string, string> {
+  const variables = noContextVariables(declared);
+  variables.customer_ref = result.customerRef;
+  variables.identity_confidence = result.identity.confidence.toFixed(2);
+  variables.identity_level = result.identity.level;
+  variables.identity_recommendation = result.identity.recommendation;
+  variables.open_intents = result.openIntents.map((i) => `${i.intent} (${attempts(i.attemptCount)})`).join(", ");
+  for (const [name, variable] of Object.entries(result.variables)) {
+    variables[templateSafeName(name)] = variable.value;
+  }
+  variables.caller_context = summarize(result, variables.open_intents);
+  return variables;
+}
+
+function attempts(count: number): string {
+  return count === 1 ? "1 attempt" : `${count} attempts`;
+}
+
+/** One paragraph an agent prompt can include as is. */
+function summarize(result: StartCallResult, openIntents: string): string {
+  const { identity } = result;
+  const known = Object.entries(result.variables).map(([name, v]) => `${name}: ${v.value}`);
+  if (identity.recommendation === "ignore" || (openIntents === "" && known.length === 0)) {
+    return identity.recommendation === "ignore"
+      ? "This caller could not be matched to an earlier caller with confidence; treat them as new."
+      : "No earlier context is stored for this caller; treat them as new.";
+  }
+  const who =
+    identity.recommendation === "reuse"
+      ? `Returning caller, identity confidence ${identity.level}.`
+      : `Possibly a returning caller (identity confidence ${identity.level}): confirm who they are before relying on this context.`;
+  const matters = openIntents === "" ? "No open matters." : `Open matters from earlier calls: ${openIntents}.`;
+  const details = known.length === 0 ? "" : ` Known details: ${known.join("; ")}.`;
+  return `${who} ${matters}${details}`;
+}

@@ -1,0 +1,64 @@
+import type { Clock } from "../domain/clock.ts";
+import type { Integration } from "../domain/integration.ts";
+import { isTier } from "../domain/tiers.ts";
+import { integrationRowToIntegration } from "../integrations/integration-rows.ts";
+import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import type { Db } from "../store/database.ts";
+import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
+import type { Principal } from "./context-values.ts";
+import { KEY_CACHE_TTL_MS } from "./key-verifier.ts";
+
+// Turns a platform webhook into a principal: the integration its URL names,
+// if the request carries that integration's credential the platform's way.
+// An unknown URL and a bad credential are the same refusal. Lookups are
+// cached for less than a second, as API keys are: a platform's inbound
+// webhook then costs no database read before its start.
+
+export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
+
+export type WebhookVerification =
+  | { readonly ok: true; readonly principal: Principal; readonly integration: Integration }
+  | { readonly ok: false };
+
+export type WebhookVerifier = (webhookId: string, payload: string, headers: Headers) => Promise<WebhookVerification>;
+
+const MAX_CACHED_INTEGRATIONS = 10_000;
+
+export function createWebhookVerifier(
+  db: Db,
+  clock: Clock,
+  monotonicNow: () => number = () => performance.now(),
+): WebhookVerifier {
+  const cache = new Map<string, { found: IntegrationWithAccount | undefined; expiresAt: number }>();
+  const lookUp = async (webhookId: string) => {
+    const now = monotonicNow();
+    const cached = cache.get(webhookId);
+    if (cached !== undefined && cached.expiresAt > now) return cached.found;
+    const found = await findIntegrationByWebhookId(db, webhookId);
+    if (cache.size >= MAX_CACHED_INTEGRATIONS) cache.clear();
+    cache.set(webhookId, { found, expiresAt: now + KEY_CACHE_TTL_MS });
+    return found;
+  };
+  return async (webhookId, payload, headers) => {
+    if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return { ok: false };
+    const found = await lookUp(webhookId);
+    if (found === undefined) return { ok: false };
+    const integration = integrationRowToIntegration(found.integration);
+    const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
+    const nowMs = clock.now().getTime();
+    if (!PLATFORM_ADAPTERS[integration.platform].authenticate({ payload, headers, nowMs, credentials })) {
+      return { ok: false };
+    }
+    return {
+      ok: true,
+      integration,
+      principal: {
+        tenant: { accountId: integration.accountId, mode: integration.kind },
+        // Rate limited per integration, as an API key is per key.
+        keyId: integration.integrationId,
+        billingAccountId: found.billingAccountId,
+        tier: isTier(found.tier) ? found.tier : "free",
+      },
+    };
+  };
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from "node:crypto";
+import type { CallRequest } from "../calls/call-deps.ts";
+import { startCall } from "../calls/start-call.ts";
+import type { StartCallResult } from "../domain/call.ts";
+import { contextVariables, noContextVariables } from "../domain/context-variables.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { type Integration, SUMMARY_VARIABLE } from "../domain/integration.ts";
+import type { InboundEvent } from "../domain/webhook-event.ts";
+import { PLATFORM_ADAPTERS } from "./platforms/platform-adapters.ts";
+import type { WebhookDeps } from "./webhook-deps.ts";
+
+/** Waits this much past the budget for a write that is committing (as the REST budget does). */
+const COMMIT_GRACE_MS = 50;
+
+/**
+ * An inbound call: a start under the platform's call id (or one of ours the
+ * platform carries back), answered in the platform's shape. A ringing phone
+ * must not wait on us: past the start budget, or when the start fails for any
+ * reason but the quota, the answer is a valid "no context" reply so the call
+ * proceeds; the start's write undoes itself if it reaches its end too late.
+ */
+export async function answerInbound(
+  deps: WebhookDeps,
+  request: CallRequest,
+  integration: Integration,
+  event: InboundEvent,
+): Promise<unknown> {
+  const callId = event.callId ?? `cc_${randomUUID()}`;
+  const { variableFields, storeSummary } = integration.endOfCall;
+  const declared = storeSummary ? [...variableFields, SUMMARY_VARIABLE] : variableFields;
+  const result = await startWithinBudget(deps, request, {
+    callId,
+    identityHints: { ani: event.ani, dnis: event.dnis, externalIds: {} },
+  });
+  const variables = result === undefined ? noContextVariables(declared) : contextVariables(result, declared);
+  return PLATFORM_ADAPTERS[integration.platform].inboundReply(variables, integration, callId);
+}
+
+async function startWithinBudget(
+  deps: WebhookDeps,
+  request: CallRequest,
+  input: Parameters<typeof startCall>[2],
+): Promise<StartCallResult | undefined> {
+  const budget = new AbortController();
+  const signal = request.signal === undefined ? budget.signal : AbortSignal.any([request.signal, budget.signal]);
+  const started = startCall(deps, { ...request, signal, deadline: Date.now() + deps.startBudgetMs }, input);
+  let timer: NodeJS.Timeout | undefined;
+  const overBudget = new Promise<"over">((resolve) => {
+    timer = setTimeout(() => resolve("over"), deps.startBudgetMs + COMMIT_GRACE_MS);
+  });
+  try {
+    const outcome = await Promise.race([started, overBudget]);
+    if (outcome !== "over") return outcome;
+    budget.abort();
+    started.catch(() => {});
+    deps.log.warn({ callId: input.callId, budgetMs: deps.startBudgetMs }, "inbound webhook answered without context");
+    return undefined;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === "resource_exhausted") throw error;
+    deps.log.warn({ err: error, callId: input.callId }, "inbound webhook answered without context");
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,19 @@
+import type { Integration, IntegrationCredentials } from "../../domain/integration.ts";
+import type { WebhookEvent } from "../../domain/webhook-event.ts";
+
+// What each platform differs in: how it proves a webhook is its own, what
+// its webhooks mean, and the shape it expects the inbound answer in.
+
+export interface SignedRequest {
+  /** The body exactly as sent. */
+  readonly payload: string;
+  readonly headers: Headers;
+  readonly nowMs: number;
+  readonly credentials: IntegrationCredentials;
+}
+
+export interface PlatformAdapter {
+  authenticate(request: SignedRequest): boolean;
+  read(json: unknown): WebhookEvent;
+  inboundReply(variables: Record<string, string>, integration: Integration, callId: string): unknown;
+}

@@ -1,0 +1,16 @@
+import type { FastifyBaseLogger } from "fastify";
+import { type CallDeps, callDepsOf } from "../calls/call-deps.ts";
+import type { AppContext } from "../context.ts";
+
+// What the webhook use cases need: the call use cases' dependencies, the
+// start's own time budget (past it the platform gets a "no context" answer)
+// and a log for what a platform cannot be told.
+
+export interface WebhookDeps extends CallDeps {
+  readonly startBudgetMs: number;
+  readonly log: FastifyBaseLogger;
+}
+
+export function webhookDepsOf(app: AppContext): WebhookDeps {
+  return { ...callDepsOf(app), startBudgetMs: app.config.budgetMs.start, log: app.log };
+}

@@ -1,0 +1,39 @@
+import type { Db } from "./database.ts";
+import type { IntegrationRow, NewIntegrationRow } from "./schema.ts";
+
+export interface IntegrationWithAccount {
+  readonly integration: IntegrationRow;
+  readonly billingAccountId: string;
+  readonly tier: string;
+}
+
+export async function insertIntegration(db: Db, row: NewIntegrationRow): Promise<IntegrationRow> {
+  return db.insertInto("integrations").values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function listIntegrationRows(db: Db, accountId: string): Promise<IntegrationRow[]> {
+  return db.selectFrom("integrations").selectAll().where("account_id", "=", accountId).orderBy("created_at").execute();
+}
+
+/** True when a row was deleted. */
+export async function deleteIntegrationRow(db: Db, integrationId: string): Promise<boolean> {
+  const result = await db.deleteFrom("integrations").where("id", "=", integrationId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The integration a webhook URL names, with its account's billing facts, in one indexed lookup. */
+export async function findIntegrationByWebhookId(
+  db: Db,
+  webhookId: string,
+): Promise<IntegrationWithAccount | undefined> {
+  const row = await db
+    .selectFrom("integrations as i")
+    .innerJoin("accounts as a", "a.id", "i.account_id")
+    .selectAll("i")
+    .select(["a.billing_account_id", "a.tier"])
+    .where("i.webhook_id", "=", webhookId)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { billing_account_id, tier, ...integration } = row;
+  return { integration, billingAccountId: billing_account_id, tier };
+}

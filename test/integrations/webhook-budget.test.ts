@@ -1,0 +1,51 @@
+import { randomUUID } from "node:crypto";
+import { expect, test } from "vitest";
+import { quotaOf } from "../helpers/admin-client.ts";
+import { blockDatabase } from "../helpers/database-blocker.ts";
+import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
+import { ADMIN_TOKEN } from "../helpers/test-server.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
+
+const BUDGET_MS = 300;
+const fixture = useTestServer({ env: { START_BUDGET_MS: String(BUDGET_MS) } });
+
+test("an inbound webhook past the start budget answers a valid no-context reply, and bills nothing", async () => {
+  const { url } = fixture.server;
+  const { accountId } = await createAccountWithKey(url, { tier: "growth" });
+  const created = await post(url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+    platform: "twilio_studio",
+    name: "Front desk",
+    end_of_call: { variable_fields: ["order_number"] },
+  });
+  const inbound = () =>
+    request(url, "POST", created.body.integration.webhook_path, {
+      rawBody: JSON.stringify({
+        event: "inbound",
+        call_sid: `CA${randomUUID()}`,
+        from: "+13105550188",
+        to: "+13105550100",
+      }),
+      headers: { authorization: `Bearer ${created.body.webhook_secret}` },
+    });
+  expect((await inbound()).status).toBe(200);
+  const credits = await quotaOf(url, accountId);
+
+  const block = await blockDatabase(fixture.server, accountId, 1500);
+  const began = performance.now();
+  const res = await inbound();
+  const tookMs = performance.now() - began;
+  await block.lifted;
+
+  expect(res.status).toBe(200);
+  expect(tookMs).toBeLessThan(1000);
+  expect(res.body).toEqual({
+    customer_ref: "",
+    identity_confidence: "",
+    identity_level: "",
+    identity_recommendation: "",
+    open_intents: "",
+    var_order_number: "",
+    caller_context: expect.stringContaining("No caller context"),
+  });
+  expect(await quotaOf(url, accountId)).toBe(credits);
+});

@@ -1,0 +1,215 @@
+import { randomUUID } from "node:crypto";
+import { beforeAll, describe, expect, test } from "vitest";
+import { quotaOf, setQuota } from "../helpers/admin-client.ts";
+import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
+import { ADMIN_TOKEN } from "../helpers/test-server.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
+import { PLATFORM_CASES, type Secrets } from "./platform-case.ts";
+
+// Each platform's documented example payloads, replayed over real HTTP.
+
+const fixture = useTestServer();
+
+const BASE_VARIABLES = [
+  "caller_context",
+  "customer_ref",
+  "identity_confidence",
+  "identity_level",
+  "identity_recommendation",
+  "open_intents",
+];
+
+describe.each(PLATFORM_CASES)("$platform webhooks", (platform) => {
+  let accountId: string;
+  let path: string;
+  let secrets: Secrets;
+
+  beforeAll(async () => {
+    ({ accountId } = await createAccountWithKey(fixture.server.url, { tier: "growth" }));
+    await setQuota(fixture.server.url, accountId, 100);
+    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: platform.platform,
+      name: `${platform.platform} line`,
+      ...platform.create,
+    });
+    expect(created.status).toBe(200);
+    path = created.body.integration.webhook_path;
+    secrets = { webhookSecret: created.body.webhook_secret, signingSecret: String(platform.create.signing_secret) };
+  });
+
+  const send = (payload: string, headers: Record<string, string>) =>
+    request(fixture.server.url, "POST", path, { rawBody: payload, headers });
+  const withCallId = (payload: string, callId: string) =>
+    platform.fixtureCallId === undefined ? payload : payload.replaceAll(platform.fixtureCallId, callId);
+  const inbound = async (callId: string) => {
+    const payload = withCallId(platform.inbound, callId);
+    return send(payload, platform.headers(payload, secrets, "inbound"));
+  };
+  const endPayload = (callId: string, inboundReply: unknown) =>
+    platform.endPayload?.(platform.end, inboundReply) ?? withCallId(platform.end, callId);
+
+  test("inbound answers in the platform's shape with every declared variable as a string", async () => {
+    const callId = `CA${randomUUID().replaceAll("-", "")}`;
+    const res = await inbound(callId);
+    expect(res.status).toBe(200);
+    const variables = platform.variablesOf(res.body);
+    const generated = res.body.call_inbound?.metadata?.caller_context_call_id;
+    expect(platform.envelope(res.body, callId)).toEqual(platform.expectedEnvelope(generated ?? callId));
+    expect(Object.keys(variables).sort()).toEqual(
+      [...BASE_VARIABLES, platform.saved.variable, "var_call_summary"].sort(),
+    );
+    for (const value of Object.values(variables)) expect(typeof value).toBe("string");
+    expect(variables.customer_ref).toMatch(/^[0-9a-f-]{36}$/);
+    expect(variables.identity_recommendation).toBe("ignore");
+    expect(variables[platform.saved.variable]).toBe("");
+  });
+
+  test("an end-of-call report saves intent and variables the next inbound returns; a retry bills once", async () => {
+    const callId = `CA${randomUUID().replaceAll("-", "")}`;
+    const first = await inbound(callId);
+    const before = await quotaOf(fixture.server.url, accountId);
+    const payload = endPayload(callId, first.body);
+    const ended = await send(payload, platform.headers(payload, secrets, "end"));
+    expect(ended.status).toBe(200);
+    expect(ended.body.status).toBe("saved");
+    expect(await quotaOf(fixture.server.url, accountId)).toBe(before - 1);
+
+    const retried = await send(payload, platform.headers(payload, secrets, "end"));
+    expect(retried.status).toBe(200);
+    expect(retried.body.status).toBe("already_saved");
+    expect(await quotaOf(fixture.server.url, accountId)).toBe(before - 1);
+
+    const next = platform.variablesOf((await inbound(`CA${randomUUID().replaceAll("-", "")}`)).body);
+    expect(next.open_intents).toBe(`${platform.saved.intent} (1 attempt)`);
+    expect(next[platform.saved.variable]).toBe(platform.saved.value);
+    expect(next.var_call_summary).not.toBe("");
+    expect(next.customer_ref).toBe(platform.variablesOf(first.body).customer_ref);
+    expect(next.caller_context).toContain(platform.saved.intent);
+  });
+
+  test("a bad or missing credential gets 401 in the error shape and saves nothing", async () => {
+    const before = await quotaOf(fixture.server.url, accountId);
+    const callId = `CA${randomUUID().replaceAll("-", "")}`;
+    for (const kind of ["inbound", "end"] as const) {
+      const payload =
+        kind === "inbound"
+          ? withCallId(platform.inbound, callId)
+          : endPayload(callId, {
+              call_inbound: { metadata: { caller_context_call_id: callId } },
+            });
+      for (const headers of [platform.badHeaders(payload, secrets, kind), {}]) {
+        const res = await send(payload, headers);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: "Unauthorized", message: "Invalid or missing webhook signature" });
+      }
+    }
+    expect(await quotaOf(fixture.server.url, accountId)).toBe(before);
+  });
+});
+
+describe("webhook URLs", () => {
+  test("an unknown webhook id is refused like a bad signature", async () => {
+    const res = await request(fixture.server.url, "POST", `/v1/integrations/wh_${"x".repeat(32)}`, {
+      rawBody: "{}",
+      headers: { authorization: "Bearer whsec_anything" },
+    });
+    expect(res.status).toBe(401);
+  });
+
+  test("integrations are listed without secrets and stop answering once deleted", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: "twilio_studio",
+      name: "Front desk",
+    });
+    const listed = await request(fixture.server.url, "GET", `/admin/v1/accounts/${accountId}/integrations`, {
+      token: ADMIN_TOKEN,
+    });
+    expect(listed.body.integrations).toEqual([created.body.integration]);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.webhook_secret);
+    const { integration_id, webhook_path } = created.body.integration;
+    const deleted = await post(fixture.server.url, `/admin/v1/integrations/${integration_id}/delete`, ADMIN_TOKEN, {});
+    expect(deleted.body).toEqual({ integration_id, deleted: true });
+    const res = await request(fixture.server.url, "POST", webhook_path, {
+      rawBody: JSON.stringify({ event: "inbound", call_sid: "CA1", from: "+13105550111", to: "+13105550100" }),
+      headers: { authorization: `Bearer ${created.body.webhook_secret}` },
+    });
+    expect(res.status).toBe(401);
+  });
+
+  test("a platform that signs cannot be created without its signing secret", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const res = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: "retell",
+      name: "Support",
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.issues ?? res.body).toBeDefined();
+  });
+});
+
+describe("the REST contract's rules hold for webhooks", () => {
+  async function studio(accountId: string, kind: "test" | "prod") {
+    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: "twilio_studio",
+      name: `Studio ${kind}`,
+      kind,
+      end_of_call: { variable_fields: ["order_number"] },
+    });
+    return (body: object) =>
+      request(fixture.server.url, "POST", created.body.integration.webhook_path, {
+        rawBody: JSON.stringify(body),
+        headers: { authorization: `Bearer ${created.body.webhook_secret}` },
+      });
+  }
+  const call = (event: string, callSid: string, extra: object = {}) => ({
+    event,
+    call_sid: callSid,
+    from: "+13105550199",
+    to: "+13105550100",
+    ...extra,
+  });
+
+  test("what one integration saved is not seen by another kind or another account", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const testKind = await studio(accountId, "test");
+    const sid = `CA${randomUUID()}`;
+    expect((await testKind(call("inbound", sid))).status).toBe(200);
+    const ended = await testKind(call("end", sid, { intent: "order_status", order_number: "A-1" }));
+    expect(ended.body.status).toBe("saved");
+    expect((await testKind(call("inbound", `CA${randomUUID()}`))).body.open_intents).toBe("order_status (1 attempt)");
+
+    const prodKind = await studio(accountId, "prod");
+    const other = await studio((await createAccountWithKey(fixture.server.url)).accountId, "test");
+    for (const elsewhere of [prodKind, other]) {
+      const res = await elsewhere(call("inbound", `CA${randomUUID()}`));
+      expect(res.body).toMatchObject({ open_intents: "", var_order_number: "", identity_recommendation: "ignore" });
+    }
+  });
+
+  test("the sensitive-data guard refuses a report carrying a card number, and nothing is billed", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const send = await studio(accountId, "test");
+    const sid = `CA${randomUUID()}`;
+    await send(call("inbound", sid));
+    const before = await quotaOf(fixture.server.url, accountId);
+    const res = await send(call("end", sid, { intent: "payment", order_number: "4111 1111 1111 1111" }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("Bad Request");
+    expect(await quotaOf(fixture.server.url, accountId)).toBe(before);
+  });
+
+  test("a body that is not JSON is 400 in the error shape", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+      platform: "twilio_studio",
+      name: "Studio",
+    });
+    const res = await request(fixture.server.url, "POST", created.body.integration.webhook_path, {
+      rawBody: "{not json",
+      headers: { authorization: `Bearer ${created.body.webhook_secret}`, "content-type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: "Bad Request", message: "Validation failed" });
+  });
+});
