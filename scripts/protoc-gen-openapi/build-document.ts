@@ -23,7 +23,7 @@ export function buildDocument(registry: FileRegistry, files: readonly DescFile[]
     if (routed.length === 0) continue;
     tags.push({ name: service.name, description: commentOf(service) });
     for (const method of routed) {
-      const route = getOption(method, routeOption) as { method: string; path: string };
+      const route = getOption(method, routeOption) as Route;
       const accessNumber = getOption(method, accessOption) as number;
       const access: Access = accessNumber === 1 ? "public" : accessNumber === 2 ? "admin" : "api_key";
       paths[route.path] ??= {};
@@ -52,22 +52,25 @@ function operation(
   schemas: SchemaCollector,
   service: DescService,
   method: DescMethod,
-  route: { method: string; path: string },
+  route: Route,
   access: Access,
 ): Operation {
+  // A platform's webhook (route option `body`): the platform's own JSON in, the platform's expected JSON out.
+  const raw = route.body !== "";
   const pathFields = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
   const guarded = access === "api_key";
   const success: Schema = {
     description: "OK",
     ...(guarded ? { headers: rateLimitHeaders() } : {}),
-    content: { "application/json": { schema: schemas.ref(method.output, "response") } },
+    content: { "application/json": { schema: raw ? PLATFORM_JSON : schemas.ref(method.output, "response") } },
   };
   return {
     operationId: method.localName,
     summary: method.name,
     description: commentOf(method),
     tags: [service.name],
-    security: access === "public" ? [] : [{ [access === "admin" ? "adminToken" : "apiKey"]: [] }],
+    // A webhook is verified the platform's way (signature or secret header), never with an API key.
+    security: access === "public" || raw ? [] : [{ [access === "admin" ? "adminToken" : "apiKey"]: [] }],
     ...(pathFields.length > 0
       ? {
           parameters: pathFields.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } })),
@@ -78,7 +81,9 @@ function operation(
       : {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: schemas.object(method.input, "request", pathFields) } },
+            content: {
+              "application/json": { schema: raw ? PLATFORM_JSON : schemas.object(method.input, "request", pathFields) },
+            },
           },
         }),
     responses: {
@@ -96,6 +101,17 @@ function operation(
     },
   };
 }
+
+interface Route {
+  readonly method: string;
+  readonly path: string;
+  readonly body: string;
+}
+
+const PLATFORM_JSON: Schema = {
+  type: "object",
+  description: "The voice platform's own JSON (see docs/integrations.md)",
+};
 
 function rateLimitHeaders(): Schema {
   return Object.fromEntries(
