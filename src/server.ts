@@ -1,13 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.ts";
+import { HealthService } from "../gen/callercontext/v1/health_pb.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
+import { createAdmissionControl } from "./guards/admission.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
+import { watchProcessPressure } from "./guards/process-pressure.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
+import { reportShedding } from "./guards/shedding-report.ts";
 import { createApp } from "./http/create-app.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
@@ -32,6 +36,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const log = pino({ level: config.logLevel }, options.logDestination);
   const clock = options.clock ?? systemClock;
   const database = await createDatabase(config);
+  const pressure = watchProcessPressure(config.admission);
+  const admission = createAdmissionControl({ ...config.admission, pressure: pressure.reason });
   try {
     await migrateToLatest(database.db);
     const adminAccess = await ensureAdminAccess(database.db, config, clock.now());
@@ -43,6 +49,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       keys: createKeyVerifier(database.db),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
+      admission,
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const interceptors = createGuardChain({
@@ -61,9 +68,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           : method === CallerContextService.method.endCall
             ? config.budgetMs.end
             : undefined,
+      admission,
+      // Health is never shed: a load balancer must still hear that the instance is degraded.
+      admits: (method) => method.parent !== HealthService,
     });
     const app = await createApp(context, interceptors);
     const url = await app.listen({ port: config.port, host: config.host });
+    const stopReport = reportShedding(admission, log);
     const sweeper = startSweeper(database.db, clock, {
       ...config.sweep,
       onError: (error) => log.error({ err: error }, "retention sweep failed"),
@@ -75,6 +86,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminAccess,
       async close() {
         await app.close();
+        stopReport();
+        pressure.stop();
         await sweeper.stop();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
@@ -82,6 +95,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       },
     };
   } catch (error) {
+    pressure.stop();
     await database.close().catch(() => {});
     throw error;
   }

@@ -4,6 +4,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
 import type { MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
+import type { AdmissionControl } from "./admission.ts";
+import { admissionGuard } from "./admission-guard.ts";
 import { authenticate } from "./authenticate.ts";
 import { errorBoundary } from "./error-boundary.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
@@ -13,9 +15,9 @@ import type { RateLimiter } from "./rate-limiter.ts";
 import { timeBudget } from "./time-budget.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
-// gRPC alike: error boundary → time budget → authentication → rate limit →
-// quota → handler. The budget starts before the guards: their database work
-// is part of the time the caller waits.
+// gRPC alike: error boundary → time budget → admission → authentication →
+// rate limit → quota → handler. The budget starts before the guards: the wait
+// for admission and their database work are part of the time the caller waits.
 
 export interface GuardDependencies {
   readonly db: Db;
@@ -31,12 +33,16 @@ export interface GuardDependencies {
   readonly authFailuresPerMinute: number;
   /** The time budget of a method, if it has one. */
   readonly budgetOf: (method: DescMethod) => number | undefined;
+  readonly admission: AdmissionControl;
+  /** Whether a method is subject to admission control (health is not). */
+  readonly admits: (method: DescMethod) => boolean;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
   return [
     errorBoundary(deps.log),
     timeBudget(deps.budgetOf),
+    admissionGuard(deps.admission, deps.admits),
     authenticate({
       keys: deps.keys,
       adminTokenHash: deps.adminTokenHash,
