@@ -36,7 +36,7 @@ const envSchema = z.object({
   ADMISSION_MAX_LIMIT: integer(200, 1),
   ADMISSION_QUEUE_SIZE: integer(32),
   ADMISSION_QUEUE_WAIT_MS: integer(50),
-  ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(200),
+  ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
   ADMISSION_MAX_HEAP_USED_BYTES: integer(0),
   QUOTA_FREE: integer(100),
   QUOTA_STARTER: integer(10_000),

@@ -9,7 +9,7 @@ import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
-import { watchProcessPressure } from "./guards/process-pressure.ts";
+import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createApp } from "./http/create-app.ts";
@@ -36,10 +36,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const log = pino({ level: config.logLevel }, options.logDestination);
   const clock = options.clock ?? systemClock;
   const database = await createDatabase(config);
-  const pressure = watchProcessPressure(config.admission);
-  const admission = createAdmissionControl({ ...config.admission, pressure: pressure.reason });
+  let pressure: ProcessPressure | undefined;
   try {
     await migrateToLatest(database.db);
+    // Watched from here: opening and migrating the embedded database holds the event loop on purpose.
+    pressure = watchProcessPressure(config.admission);
+    const admission = createAdmissionControl({ ...config.admission, pressure: pressure.reason });
     const adminAccess = await ensureAdminAccess(database.db, config, clock.now());
     const context: AppContext = {
       config,
@@ -87,7 +89,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       async close() {
         await app.close();
         stopReport();
-        pressure.stop();
+        pressure?.stop();
         await sweeper.stop();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
@@ -95,7 +97,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       },
     };
   } catch (error) {
-    pressure.stop();
+    pressure?.stop();
     await database.close().catch(() => {});
     throw error;
   }
