@@ -25,6 +25,10 @@ export async function startTestServer(
     LOG_LEVEL: "info",
     // Suites send many bad keys on purpose; the failed-auth limit has a suite of its own.
     AUTH_FAILURES_PER_MINUTE: "100000",
+    // Suites send bursts at a busy machine on purpose; admission control has suites of its own.
+    ADMISSION_INITIAL_LIMIT: "10000",
+    ADMISSION_MIN_LIMIT: "10000",
+    ADMISSION_MAX_LIMIT: "10000",
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...database.env,
     ...options.env,
