@@ -30,7 +30,7 @@ export function admissionGuard(admission: AdmissionControl, admits: (method: Des
     try {
       return await next(req);
     } finally {
-      outcome.permit.release();
+      outcome.permit.release({ pastDeadline: deadline !== undefined && Date.now() >= deadline });
     }
   };
 }

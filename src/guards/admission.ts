@@ -8,8 +8,8 @@ import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurre
 export type ShedReason = "limit" | "queue_timeout" | "pressure" | "deadline";
 
 export interface Permit {
-  /** Ends the call's hold on the limit; its latency is a sample of the limit. */
-  release(): void;
+  /** Ends the call's hold on the limit; its latency is a sample of the limit, a call past its deadline a drop. */
+  release(outcome?: { readonly pastDeadline: boolean }): void;
 }
 
 export type Admission = { readonly permit: Permit } | { readonly refused: ShedReason };
@@ -73,11 +73,12 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
     let released = false;
     return {
       permit: {
-        release() {
+        release(outcome) {
           if (released) return;
           released = true;
           inFlight -= 1;
-          if (options.enabled) limit.sample(now() - startedAt, inFlightAtStart);
+          if (options.enabled && outcome?.pastDeadline) limit.drop();
+          else if (options.enabled) limit.sample(now() - startedAt, inFlightAtStart);
           admitWaiting();
         },
       },

@@ -22,6 +22,8 @@ export interface ConcurrencyLimit {
   readonly value: number;
   /** One finished call: its latency and how many calls were in flight when it began. */
   sample(latencyMs: number, inFlight: number): void;
+  /** A call that ran out of time: too many were let in, whatever the latency trend says. */
+  drop(): void;
 }
 
 export function createConcurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
@@ -49,6 +51,10 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
       // The square root is the headroom above the latency-neutral limit (a small queue of its own).
       const next = limit * gradient + Math.sqrt(limit);
       limit = clamp(limit * (1 - smoothing) + next * smoothing, min, max);
+    },
+    drop() {
+      // Gradient2 ignores drops; under sustained overload its long-run latency drifts up with the queue.
+      limit = clamp(limit * 0.9, min, max);
     },
   };
 }

@@ -40,6 +40,14 @@ describe("the concurrency limit", () => {
     expect(limit.value).toBeGreaterThanOrEqual(2);
   });
 
+  test("shrinks by a tenth for every call that ran out of time, down to its floor", () => {
+    const limit = createConcurrencyLimit({ initial: 100, min: 20, max: 200 });
+    limit.drop();
+    expect(limit.value).toBe(90);
+    for (let i = 0; i < 50; i++) limit.drop();
+    expect(limit.value).toBe(20);
+  });
+
   test("does not grow on calls that never filled half of it", () => {
     const limit = createConcurrencyLimit({ initial: 10, min: 2, max: 100 });
     for (let i = 0; i < 100; i++) limit.sample(5, 1);
@@ -90,6 +98,12 @@ describe("admission", () => {
     first.release();
     expect(await stale).toEqual({ refused: "deadline" });
     permitOf(await fresh);
+  });
+
+  test("a call released past its deadline lowers the limit", async () => {
+    const { control } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
+    permitOf(await control.acquire(open())).release({ pastDeadline: true });
+    expect(control.stats().limit).toBe(9);
   });
 
   test("pressure refuses new work; off admits everything", async () => {
