@@ -47,6 +47,8 @@ const SERVICE_PHASES: readonly PhaseKey[] = [
   "scaled.rest",
   "scaled.grpc",
   "soak",
+  "burst.rest",
+  "burst.grpc",
 ];
 
 export function phaseOf(results: Pick<BenchResults, "phases">, key: PhaseKey): PhaseResult | undefined {

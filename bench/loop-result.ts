@@ -20,6 +20,8 @@ export interface LoopResult {
   readonly call: LatencySummary;
   /** Open loop: how late the client sent starts behind the timetable (its own lag). */
   readonly sendLag?: LatencySummary;
+  /** Open loop: starts refused with 503 / UNAVAILABLE, timed from their scheduled send. */
+  readonly refusals?: LatencySummary;
   /** Open loop: calls still in flight when the timetable ended (a queue, when large). */
   readonly backlogAtEnd?: number;
 }

@@ -17,6 +17,13 @@ export interface OpenLoopOptions {
   readonly maxInFlight?: number;
   /** How long to wait for calls still in flight after the last one was sent. */
   readonly drainTimeoutMs?: number;
+  /** Told of every start: when it was due and its latency, or undefined when it failed. */
+  readonly onStart?: (scheduledAt: number, latencyMs: number | undefined) => void;
+}
+
+/** A start the service declined and asked to be retried (503 / UNAVAILABLE): a refusal, not a fault. */
+export function isRefusal(label: string): boolean {
+  return label === "http 503" || label === "grpc UNAVAILABLE";
 }
 
 export async function runOpenLoop(
@@ -32,6 +39,7 @@ export async function runOpenLoop(
   const end = createOperationStats();
   const call = createLatencyRecorder();
   const sendLag = createLatencyRecorder();
+  const refusals = createLatencyRecorder();
   let inFlight = 0;
   let completed = 0;
 
@@ -43,11 +51,15 @@ export async function runOpenLoop(
       try {
         customerRef = await driver.start(simulated);
       } catch (error) {
-        start.fail(failureLabel(error), failureMessage(error));
+        const label = failureLabel(error);
+        start.fail(label, failureMessage(error));
+        if (isRefusal(label)) refusals.record(performance.now() - scheduledAt);
+        options.onStart?.(scheduledAt, undefined);
         return;
       }
       const endSentAt = performance.now();
       start.latency.record(endSentAt - scheduledAt);
+      options.onStart?.(scheduledAt, endSentAt - scheduledAt);
       try {
         await driver.end(simulated, customerRef);
       } catch (error) {
@@ -102,6 +114,7 @@ export async function runOpenLoop(
     end: endResult,
     call: call.summary(),
     sendLag: sendLag.summary(),
+    refusals: refusals.summary(),
     backlogAtEnd,
   };
 }

@@ -15,6 +15,12 @@ export interface BenchOptions {
   readonly soakRate: number;
   readonly keep: boolean;
   readonly cpuProf: boolean;
+  /** Seconds of each overload phase; 0 skips them. */
+  readonly overloadDuration: number;
+  readonly recovery: number;
+  readonly overloadConnections: number;
+  /** The service's admission control, for the A/B of the limiter. */
+  readonly limiter: "on" | "off";
 }
 
 /** ANIs are +1415 followed by 2000000 + index: seven digits leave room for 8 000 000 callers. */
@@ -32,6 +38,14 @@ export const USAGE = `Usage: npm run bench -- [options]
   --keys N           API keys created and rotated over (default 30)
   --soak S           extra open-loop phase of S seconds for memory growth (default 0: none)
   --soak-rate R      offered calls/s during the soak (default: --rate)
+  --overload-duration S
+                     seconds of each overload phase: 0.5, 0.8, 1.5 and 3 × C per protocol, C being the
+                     closed-loop calls/s of the same run (default 10; 0: none)
+  --recovery S       seconds at 0.5 × C after each burst, to time the recovery (default 10)
+  --overload-connections N
+                     HTTP/1.1 connections of the REST client in the overload phases (default 256), so
+                     the burst reaches the service instead of queueing in the client
+  --limiter on|off   the service's admission control (ADMISSION_CONTROL), for an A/B (default on)
   --keep             keep the benchmark database (PostgreSQL) or data directory (embedded)
   --cpu-prof         profile the server process and list its hottest functions
   --help             this text
@@ -71,6 +85,10 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
       keys: { type: "string", default: "30" },
       soak: { type: "string", default: "0" },
       "soak-rate": { type: "string" },
+      "overload-duration": { type: "string", default: "10" },
+      recovery: { type: "string", default: "10" },
+      "overload-connections": { type: "string", default: "256" },
+      limiter: { type: "string", default: "on" },
       keep: { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -90,6 +108,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
   const customers = Math.floor(number("customers", values.customers, 1, MAX_CUSTOMERS)!);
   const scaleTo = number("scale-to", values["scale-to"], 1, MAX_CUSTOMERS);
   if (scaleTo !== undefined && scaleTo <= customers) problems.push("--scale-to must be larger than --customers");
+  if (values.limiter !== "on" && values.limiter !== "off") problems.push("--limiter must be on or off");
   const options: BenchOptions = Object.freeze({
     customers,
     scaleTo: scaleTo === undefined ? undefined : Math.floor(scaleTo),
@@ -103,6 +122,10 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
     soakRate: number("soak-rate", values["soak-rate"] ?? values.rate, 1, 20_000)!,
     keep: values.keep,
     cpuProf: values["cpu-prof"],
+    overloadDuration: number("overload-duration", values["overload-duration"], 0, 3600)!,
+    recovery: number("recovery", values.recovery, 1, 3600)!,
+    overloadConnections: Math.floor(number("overload-connections", values["overload-connections"], 1, 4096)!),
+    limiter: values.limiter === "off" ? "off" : "on",
   });
   if (problems.length > 0) throw new UsageError(problems.join("\n"));
   return options;

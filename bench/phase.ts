@@ -13,7 +13,9 @@ export type PhaseKey =
   | "closed.grpc"
   | "scaled.rest"
   | "scaled.grpc"
-  | "soak";
+  | "soak"
+  | "burst.rest"
+  | "burst.grpc";
 
 export interface PhaseResult {
   readonly key: PhaseKey;

@@ -112,6 +112,43 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
       ),
     );
   }
+  if (results.overload.length > 0) {
+    out.push(
+      "",
+      "Overload (open loop at multiples of C, the closed-loop calls/s of the same run; refusals and recovery from the scheduled send)",
+      formatTable(
+        [
+          "via",
+          "limiter",
+          "C",
+          "load",
+          "goodput calls/s",
+          "vs 0.8 × C",
+          "refused",
+          "refusal p99",
+          "accepted start p99",
+          "other failures",
+          "recovery s",
+        ],
+        results.overload.flatMap((run) =>
+          run.bursts.map((burst) => [
+            run.via,
+            run.limiter,
+            fixed(run.capacityCallsPerSecond, 1),
+            `${burst.factor} × C`,
+            fixed(burst.goodputCallsPerSecond, 1),
+            `${fixed((burst.goodputCallsPerSecond / run.referenceGoodputCallsPerSecond) * 100, 0)} %`,
+            String(burst.refused),
+            fixed(burst.refusalP99Ms),
+            fixed(burst.acceptedStartP99Ms),
+            String(burst.failedOtherwise),
+            burst.recoverySeconds === undefined ? `> ${run.recoveryWindowSeconds}` : String(burst.recoverySeconds),
+          ]),
+        ),
+        "llrlrrrrrrr",
+      ),
+    );
+  }
   const { memory } = analysis;
   out.push(
     "",

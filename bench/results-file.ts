@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import type { MachineDescription } from "./machine.ts";
 import type { BenchOptions } from "./options.ts";
+import type { OverloadResult } from "./overload-phases.ts";
 import type { PhaseResult } from "./phase.ts";
 import type { ProfileSummary } from "./profile-summary.ts";
 import type { SeedRecord } from "./seed.ts";
@@ -22,6 +23,8 @@ export interface BenchResults {
   readonly serverRssAfterStartMb: number | undefined;
   readonly seeding: readonly SeedRecord[];
   readonly phases: readonly PhaseResult[];
+  /** Bursts past the closed-loop capacity, per protocol. */
+  readonly overload: readonly OverloadResult[];
   readonly serverWarnings: Readonly<Record<string, number>>;
   readonly profile: ProfileSummary | undefined;
 }

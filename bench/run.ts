@@ -7,6 +7,7 @@ import { measureDbCeiling, measureHttpCeiling } from "./ceilings.ts";
 import { createGrpcDriver } from "./grpc-load.ts";
 import { describeMachine } from "./machine.ts";
 import { parseOptions, USAGE, UsageError } from "./options.ts";
+import { type OverloadResult, overloadPhases } from "./overload-phases.ts";
 import { type PhaseResult, progress } from "./phase.ts";
 import { summarizeProfiles } from "./profile-summary.ts";
 import { formatReport } from "./report.ts";
@@ -22,7 +23,8 @@ import { checkTargets } from "./targets.ts";
 import { createWorkload } from "./workload.ts";
 
 // `npm run bench`: seed → DB ceiling → HTTP ceiling → the service (closed
-// loop, open loop; REST and gRPC) → a larger population → soak → report.
+// loop, open loop; REST and gRPC) → bursts past capacity → a larger
+// population → soak → report.
 
 const RESULTS_DIR = fileURLToPath(new URL("results/", import.meta.url));
 
@@ -41,10 +43,12 @@ async function main(): Promise<void> {
     databaseEnv: database.env,
     adminToken,
     postgres: database.kind === "postgres",
+    serverEnv: { ADMISSION_CONTROL: options.limiter },
     cpuProfiles: options.cpuProf ? { dir: RESULTS_DIR, stem: `server-${stamp}` } : undefined,
   });
   const phases: PhaseResult[] = [];
   const seeds: SeedRecord[] = [];
+  const overload: OverloadResult[] = [];
   const closedLoop = {
     concurrency: options.concurrency,
     durationSeconds: options.duration,
@@ -79,6 +83,23 @@ async function main(): Promise<void> {
     phases.push(await openPhase("open.rest", rest()));
     phases.push(await openPhase("open.grpc", grpc()));
 
+    if (options.overloadDuration > 0) {
+      for (const [key, closed, driver] of [
+        ["burst.rest", "closed.rest", () => rest(options.overloadConnections)],
+        ["burst.grpc", "closed.grpc", grpc],
+      ] as const) {
+        const capacity = phases.find((phase) => phase.key === closed)?.loop.callsPerSecond ?? 0;
+        const run = await overloadPhases(service, workload, key, driver(), {
+          capacityCallsPerSecond: capacity,
+          durationSeconds: options.overloadDuration,
+          recoverySeconds: options.recovery,
+          limiter: options.limiter,
+        });
+        overload.push(run.result);
+        phases.push(...run.phases);
+      }
+    }
+
     if (options.scaleTo !== undefined) {
       if (database.kind === "pglite") await service.stop();
       seeds.push((await seedPopulation(database, options.customers, options.scaleTo)).record);
@@ -106,10 +127,12 @@ async function main(): Promise<void> {
         logLevel: "info",
         rateLimitWindows: process.env.REDIS_URL ? "Redis (REDIS_URL)" : "in-process",
         dbPoolSize: process.env.DB_POOL_SIZE ?? "10 (default)",
+        admissionControl: options.limiter,
       },
       serverRssAfterStartMb: rssAfterStartMb,
       seeding: seeds,
       phases,
+      overload,
       serverWarnings: Object.fromEntries(service.problems),
       profile: service.profiles.length > 0 ? await summarizeProfiles(service.profiles) : undefined,
     };

@@ -22,6 +22,8 @@ function startFlags(): string[] {
 export interface ServiceProcessOptions {
   readonly databaseEnv: Readonly<Record<string, string>>;
   readonly adminToken: string;
+  /** Further settings of the service (ADMISSION_CONTROL for the limiter's A/B). */
+  readonly serverEnv?: Readonly<Record<string, string>>;
   /** Where to write a CPU profile at exit; none when unset. */
   readonly cpuProfile?: { readonly dir: string; readonly name: string };
 }
@@ -38,6 +40,7 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       ADMIN_TOKEN: options.adminToken,
       LOG_LEVEL: "info",
       ...options.databaseEnv,
+      ...options.serverEnv,
     },
     nodeArgs: [
       ...START_FLAGS,

@@ -23,6 +23,7 @@ export interface Service {
 export interface ServiceOptions {
   readonly databaseEnv: Readonly<Record<string, string>>;
   readonly adminToken: string;
+  readonly serverEnv?: Readonly<Record<string, string>>;
   /** Whether the database is a local PostgreSQL server whose CPU to measure. */
   readonly postgres: boolean;
   /** Directory and file name stem of CPU profiles; none when unset. */
@@ -60,6 +61,7 @@ export function createService(options: ServiceOptions): Service {
       const server = await startServiceProcess({
         databaseEnv: options.databaseEnv,
         adminToken: options.adminToken,
+        serverEnv: options.serverEnv,
         cpuProfile: dir === undefined ? undefined : { dir, name },
       });
       progress(`server pid ${server.pid} at ${server.url}`);

@@ -35,6 +35,14 @@ const envSchema = z.object({
   STARTUP_DB_WAIT_S: integer(0),
   SWEEP_INTERVAL_MS: integer(60_000, 1000),
   SWEEP_BATCH_SIZE: integer(1000, 1),
+  ADMISSION_CONTROL: z.enum(["on", "off"]).default("on"),
+  ADMISSION_INITIAL_LIMIT: integer(20, 1),
+  ADMISSION_MIN_LIMIT: integer(20, 1),
+  ADMISSION_MAX_LIMIT: integer(200, 1),
+  ADMISSION_QUEUE_SIZE: integer(32),
+  ADMISSION_QUEUE_WAIT_MS: integer(50),
+  ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
+  ADMISSION_MAX_HEAP_USED_BYTES: integer(0),
   QUOTA_FREE: integer(100),
   QUOTA_STARTER: integer(10_000),
   QUOTA_GROWTH: integer(100_000),
@@ -74,6 +82,17 @@ export interface Config {
   readonly startupDbWaitMs: number;
   readonly monthlyQuota: Readonly<Record<Tier, number>>;
   readonly sweep: { readonly intervalMs: number; readonly batchSize: number };
+  /** Calls in flight per instance (see docs/operations.md, Overload). */
+  readonly admission: {
+    readonly enabled: boolean;
+    readonly limit: { readonly initial: number; readonly min: number; readonly max: number };
+    readonly queueSize: number;
+    readonly queueWaitMs: number;
+    /** 0: not checked. */
+    readonly maxEventLoopDelayMs: number;
+    /** 0: 90 % of V8's heap limit. */
+    readonly maxHeapUsedBytes: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -97,6 +116,9 @@ export function envToConfig(env: Env): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   const e = parsed.data;
+  if (!(e.ADMISSION_MIN_LIMIT <= e.ADMISSION_INITIAL_LIMIT && e.ADMISSION_INITIAL_LIMIT <= e.ADMISSION_MAX_LIMIT)) {
+    throw new ConfigError(["ADMISSION_INITIAL_LIMIT: must lie between ADMISSION_MIN_LIMIT and ADMISSION_MAX_LIMIT"]);
+  }
   return Object.freeze({
     port: e.PORT,
     metrics: e.METRICS === "on",
@@ -121,6 +143,18 @@ export function envToConfig(env: Env): Config {
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     startupDbWaitMs: e.STARTUP_DB_WAIT_S * 1000,
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
+    admission: Object.freeze({
+      enabled: e.ADMISSION_CONTROL === "on",
+      limit: Object.freeze({
+        initial: e.ADMISSION_INITIAL_LIMIT,
+        min: e.ADMISSION_MIN_LIMIT,
+        max: e.ADMISSION_MAX_LIMIT,
+      }),
+      queueSize: e.ADMISSION_QUEUE_SIZE,
+      queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
+      maxEventLoopDelayMs: e.ADMISSION_MAX_EVENT_LOOP_DELAY_MS,
+      maxHeapUsedBytes: e.ADMISSION_MAX_HEAP_USED_BYTES,
+    }),
     monthlyQuota: Object.freeze({
       free: e.QUOTA_FREE,
       starter: e.QUOTA_STARTER,

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "./config.ts";
 import type { Clock } from "./domain/clock.ts";
+import type { AdmissionControl } from "./guards/admission.ts";
 import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { Metrics } from "./metrics/metrics.ts";
@@ -18,4 +19,6 @@ export interface AppContext {
   readonly metrics: Metrics | undefined;
   /** SHA-256 of the admin token in force. */
   readonly adminTokenHash: string;
+  /** The instance's limit on calls in flight; health reads whether it is shedding. */
+  readonly admission: AdmissionControl;
 }

@@ -1,13 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.ts";
+import { HealthService } from "../gen/callercontext/v1/health_pb.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
+import { createAdmissionControl } from "./guards/admission.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
+import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
+import { reportShedding } from "./guards/shedding-report.ts";
 import { createApp } from "./http/create-app.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
@@ -48,7 +52,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const tracing = config.tracing ? await openTracing(config.tracing) : undefined;
   // An embedded directory held by another process stops the start here, at once.
   const database = await createDatabase(config, { onQuery: tracing?.onQuery });
+  // Watched once ready: opening and migrating the embedded database holds the event loop on purpose.
+  let pressure: ProcessPressure | undefined;
   try {
+    const admission = createAdmissionControl({ ...config.admission, pressure: () => pressure?.reason() });
     let isReady = false;
     const context: Mutable<AppContext> = {
       config,
@@ -61,6 +68,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
       metrics: config.metrics ? createMetrics(database) : undefined,
+      admission,
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const guards = createGuardChain({
@@ -81,6 +89,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             ? config.budgetMs.end
             : undefined,
       isReady: () => isReady,
+      admission,
+      // Health is never shed: a load balancer must still hear that the instance is degraded.
+      admits: (method) => method.parent !== HealthService,
     });
     const { metrics } = context;
     const interceptors = [
@@ -99,6 +110,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             throw error;
           });
 
+    const stopReport = reportShedding(admission, log);
     const stopWaiting = new AbortController();
     let sweeper: Sweeper | undefined;
     const ready = waitForDatabase(
@@ -113,6 +125,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         ...config.sweep,
         onError: (error) => log.error({ err: error }, "retention sweep failed"),
       });
+      pressure = watchProcessPressure(config.admission);
       isReady = true;
       return adminAccess;
     });
@@ -129,6 +142,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await ready.catch(() => {});
         await app.close();
         await metricsServer?.close();
+        stopReport();
+        pressure?.stop();
         await sweeper?.stop();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
@@ -137,6 +152,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       },
     };
   } catch (error) {
+    pressure?.stop();
     await database.close().catch(() => {});
     throw error;
   }

@@ -4,6 +4,8 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
 import type { MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
+import type { AdmissionControl } from "./admission.ts";
+import { admissionGuard } from "./admission-guard.ts";
 import { authenticate } from "./authenticate.ts";
 import { errorBoundary } from "./error-boundary.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
@@ -15,9 +17,10 @@ import { timeBudget } from "./time-budget.ts";
 import { createWebhookVerifier } from "./webhook-verifier.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
-// gRPC alike: readiness → error boundary → time budget → authentication → rate limit →
-// quota → handler. The budget starts before the guards: their database work
-// is part of the time the caller waits.
+// gRPC alike: readiness → error boundary → time budget → admission →
+// authentication → rate limit → quota → handler. The budget starts before the
+// guards: the wait for admission and their database work are part of the time
+// the caller waits.
 
 export interface GuardDependencies {
   readonly db: Db;
@@ -35,6 +38,9 @@ export interface GuardDependencies {
   readonly budgetOf: (method: DescMethod) => number | undefined;
   /** False until the database is reachable and migrated. */
   readonly isReady: () => boolean;
+  readonly admission: AdmissionControl;
+  /** Whether a method is subject to admission control (health is not). */
+  readonly admits: (method: DescMethod) => boolean;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
@@ -42,6 +48,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
     readinessGuard(deps.isReady),
     errorBoundary(deps.log),
     timeBudget(deps.budgetOf),
+    admissionGuard(deps.admission, deps.admits),
     authenticate({
       keys: deps.keys,
       webhooks: createWebhookVerifier(deps.db, deps.clock),

@@ -31,7 +31,9 @@ export function domainErrorToConnect(error: DomainError): ConnectError {
   if (error.code === "idempotency_mismatch") {
     details.push({ desc: IdempotencyKeyMismatchSchema, value: create(IdempotencyKeyMismatchSchema, {}) });
   }
-  return new ConnectError(error.message, CODES[error.code], undefined, details);
+  // An unavailable answer tells the client when to retry, as every other 503 of the service does.
+  const metadata = error.code === "unavailable" ? { "retry-after": "1" } : undefined;
+  return new ConnectError(error.message, CODES[error.code], metadata, details);
 }
 
 /** Wraps a method implementation so every DomainError leaves it as a ConnectError. */

@@ -4,7 +4,10 @@ import type { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
 import { restStatusKey } from "../guards/context-values.ts";
 
-/** Healthy when a real round trip to the database succeeds. */
+/**
+ * Healthy when a real round trip to the database succeeds; degraded (still
+ * 200: the instance answers) while it refuses calls to protect itself.
+ */
 export function createHealthService(app: AppContext): ServiceImpl<typeof HealthService> {
   return {
     async check(_request, context) {
@@ -17,7 +20,7 @@ export function createHealthService(app: AppContext): ServiceImpl<typeof HealthS
         context.responseHeader.set("retry-after", "5");
       }
       return {
-        status: connected ? "healthy" : "unhealthy",
+        status: !connected ? "unhealthy" : app.admission.shedding() ? "degraded" : "healthy",
         timestamp: timestampFromMs(app.clock.now().getTime()),
         database: connected ? "connected" : "disconnected",
       };

@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { status } from "@grpc/grpc-js";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { quotaOf } from "../helpers/admin-client.ts";
@@ -62,5 +64,60 @@ describe("a gRPC client's deadline", () => {
     client.close();
     expect(error?.code).toBe(status.DEADLINE_EXCEEDED);
     expect((await calls.start("rest", apiKey, startBody(callId))).status).toBe(200);
+  });
+});
+
+/** Waits until a session other than the blocker waits for a row lock; returns when it was seen. */
+async function lockWaitSeen(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query(
+        "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'",
+      );
+      if (rows[0].n > 0) return performance.now();
+      await sleep(2);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+describe("a start whose statement gets past its lock wait after the deadline", () => {
+  test("leaves nothing behind: 503, call_id free, no credit used", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const credits = await quotaOf(server.url, accountId);
+    const callId = uniqueCallId();
+    const { database } = server.config;
+    // Lifted after the deadline and, as a rule, before the budget's timer cancels the statement (50 ms later):
+    // the statement itself finds it is late and undoes what it wrote.
+    let lifted: Promise<void>;
+    let outcome: Awaited<ReturnType<CallClient["start"]>>;
+    if (database.kind === "postgres") {
+      const blocker = new pg.Client({ connectionString: database.url });
+      await blocker.connect();
+      await blocker.query("begin");
+      await blocker.query("select 1 from accounts where id = $1 for update", [accountId]);
+      const answer = calls.start("rest", apiKey, startBody(callId));
+      // The request arrived before its statement waits, so its deadline is at most a budget after that.
+      const waiting = await lockWaitSeen(database.url);
+      await sleep(Math.max(0, waiting + BUDGET_MS + 5 - performance.now()));
+      lifted = blocker.query("rollback").then(() => blocker.end());
+      outcome = await answer;
+    } else {
+      const sent = performance.now();
+      const block = await blockDatabase(server, accountId, BUDGET_MS + 20);
+      outcome = await calls.start("rest", apiKey, startBody(callId));
+      lifted = block.lifted;
+      expect(performance.now() - sent).toBeGreaterThan(BUDGET_MS);
+    }
+    await lifted;
+    expect(outcome.status).toBe(503);
+    expect(outcome.headers["retry-after"]).toBe("1");
+    // Refused by the statement itself (nothing was saved) or, on a slow machine, by the cancel that follows.
+    expect(outcome.body.message).toMatch(/^(Not done within the time budget; nothing was saved|Not answered within)/);
+    expect((await calls.start("rest", apiKey, startBody(callId))).status).toBe(200);
+    expect(await quotaOf(server.url, accountId)).toBe(credits - 1);
   });
 });

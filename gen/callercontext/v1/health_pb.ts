@@ -33,7 +33,8 @@ export const CheckRequestSchema: GenMessage<CheckRequest> = /*@__PURE__*/
  */
 export type CheckResponse = Message<"callercontext.v1.CheckResponse"> & {
   /**
-   * "healthy" or "unhealthy".
+   * "healthy", "degraded" (answering, but refusing some calls to protect
+   * itself) or "unhealthy".
    *
    * @generated from field: string status = 1;
    */

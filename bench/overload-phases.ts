@@ -1,0 +1,146 @@
+import type { CallDriver } from "./call-driver.ts";
+import { createLatencyRecorder } from "./histogram.ts";
+import { runOpenLoop } from "./open-loop.ts";
+import { measurePhase, type PhaseResult } from "./phase.ts";
+import type { Service } from "./service.ts";
+import type { Workload } from "./workload.ts";
+
+// Bursts past capacity. C is the closed-loop calls/s of the same run over the
+// same protocol; the service is offered 0.5 × C (the latency to recover to),
+// 0.8 × C (the goodput to keep), then 1.5 × C and 3 × C, each burst followed
+// at once by 0.5 × C again to time the recovery.
+
+export const BURST_FACTORS = [1.5, 3] as const;
+/** Recovered: the start p99 of every later second within this factor of its value at 0.5 × C. */
+const RECOVERED_WITHIN = 1.2;
+const BUCKET_MS = 1000;
+
+export interface BurstResult {
+  readonly factor: number;
+  readonly offeredCallsPerSecond: number;
+  /** Calls whose start and end both succeeded, per second. */
+  readonly goodputCallsPerSecond: number;
+  /** Starts refused with 503 / UNAVAILABLE. */
+  readonly refused: number;
+  /** Starts that failed otherwise (timeouts, resets). */
+  readonly failedOtherwise: number;
+  readonly refusalP99Ms: number;
+  readonly acceptedStartP99Ms: number;
+  /** Seconds from the end of the burst until the start p99 was back; undefined: not within the recovery window. */
+  readonly recoverySeconds: number | undefined;
+}
+
+export interface OverloadResult {
+  readonly via: string;
+  readonly limiter: "on" | "off";
+  readonly capacityCallsPerSecond: number;
+  readonly baselineStartP99Ms: number;
+  readonly referenceGoodputCallsPerSecond: number;
+  readonly recoveryWindowSeconds: number;
+  readonly bursts: readonly BurstResult[];
+}
+
+export interface OverloadOptions {
+  readonly capacityCallsPerSecond: number;
+  readonly durationSeconds: number;
+  readonly recoverySeconds: number;
+  readonly limiter: "on" | "off";
+}
+
+export async function overloadPhases(
+  service: Service,
+  workload: Workload,
+  key: "burst.rest" | "burst.grpc",
+  driver: CallDriver,
+  options: OverloadOptions,
+): Promise<{ result: OverloadResult; phases: PhaseResult[] }> {
+  const c = options.capacityCallsPerSecond;
+  const phases: PhaseResult[] = [];
+  const measure = (factor: number, run: () => ReturnType<typeof runOpenLoop>) =>
+    measurePhase(
+      service.monitor,
+      {
+        key,
+        title: `${factor} × C = ${Math.round(factor * c)} calls/s`,
+        via: driver.name,
+        customers: workload.population,
+      },
+      run,
+    ).then((phase) => {
+      phases.push(phase);
+      return phase;
+    });
+  const openLoop = (factor: number, onStart?: (at: number, ms: number | undefined) => void) =>
+    runOpenLoop(driver, workload, {
+      callsPerSecond: Math.max(1, factor * c),
+      durationSeconds: factor === 0.5 && onStart !== undefined ? options.recoverySeconds : options.durationSeconds,
+      onStart,
+    });
+  try {
+    const baseline = (await measure(0.5, () => openLoop(0.5))).loop.start.latency.p99Ms;
+    const reference = (await measure(0.8, () => openLoop(0.8))).loop.callsPerSecond;
+    const bursts: BurstResult[] = [];
+    for (const factor of BURST_FACTORS) {
+      const starts: { at: number; ms: number | undefined }[] = [];
+      // The recovery load begins when the burst's timetable ends, while the burst's last calls drain.
+      const recovery = sleep(options.durationSeconds * 1000).then(() => {
+        const from = performance.now();
+        return openLoop(0.5, (at, ms) => starts.push({ at, ms })).then(() => from);
+      });
+      const burst = (await measure(factor, () => openLoop(factor))).loop;
+      const recoveryFrom = await recovery;
+      bursts.push({
+        factor,
+        offeredCallsPerSecond: factor * c,
+        goodputCallsPerSecond: burst.callsPerSecond,
+        refused: burst.refusals?.count ?? 0,
+        failedOtherwise: burst.start.errors - (burst.refusals?.count ?? 0),
+        refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
+        acceptedStartP99Ms: burst.start.latency.p99Ms,
+        recoverySeconds: recoverySeconds(starts, recoveryFrom, baseline),
+      });
+    }
+    return {
+      result: {
+        via: driver.name,
+        limiter: options.limiter,
+        capacityCallsPerSecond: c,
+        baselineStartP99Ms: baseline,
+        referenceGoodputCallsPerSecond: reference,
+        recoveryWindowSeconds: options.recoverySeconds,
+        bursts,
+      },
+      phases,
+    };
+  } finally {
+    await driver.close();
+  }
+}
+
+/**
+ * The start of the first one-second bucket from which every bucket's start p99
+ * (a failed start counting as endless) stays within RECOVERED_WITHIN × baseline.
+ */
+export function recoverySeconds(
+  starts: readonly { at: number; ms: number | undefined }[],
+  from: number,
+  baselineP99Ms: number,
+): number | undefined {
+  const buckets: ReturnType<typeof createLatencyRecorder>[] = [];
+  for (const { at, ms } of starts) {
+    const index = Math.max(0, Math.floor((at - from) / BUCKET_MS));
+    buckets[index] ??= createLatencyRecorder();
+    buckets[index].record(ms ?? Number.POSITIVE_INFINITY);
+  }
+  let recoveredFrom: number | undefined;
+  for (let i = buckets.length - 1; i >= 0; i--) {
+    const p99 = buckets[i]?.summary().p99Ms;
+    if (p99 !== undefined && !(p99 <= RECOVERED_WITHIN * baselineP99Ms)) break;
+    recoveredFrom = i;
+  }
+  return recoveredFrom === undefined ? undefined : (recoveredFrom * BUCKET_MS) / 1000;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

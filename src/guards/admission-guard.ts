@@ -1,0 +1,44 @@
+import type { DescMethod } from "@bufbuild/protobuf";
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { AdmissionControl, ShedReason } from "./admission.ts";
+import { deadlineKey } from "./context-values.ts";
+
+/** What a refused client is told to wait before it retries, in seconds (Retry-After is whole seconds). */
+export const RETRY_AFTER_SHED_SECONDS = 1;
+
+const MESSAGES: Record<ShedReason, string> = {
+  limit: "Too many calls in flight; proceed without context and retry later",
+  queue_timeout: "Too many calls in flight; proceed without context and retry later",
+  pressure: "The service is overloaded; proceed without context and retry later",
+  deadline: "The deadline passed before the call could start; nothing was done",
+};
+
+/**
+ * Admits a call into the limit before it does any database work (authentication
+ * included), or refuses it at once with UNAVAILABLE (REST 503) and a retry
+ * hint. Sits inside the time budget: a call whose deadline passes while it
+ * waits is not started. Methods `admits` leaves out (health) are never shed.
+ */
+export function admissionGuard(admission: AdmissionControl, admits: (method: DescMethod) => boolean): Interceptor {
+  return (next) => async (req) => {
+    if (!admits(req.method)) return next(req);
+    const deadline = req.contextValues.get(deadlineKey);
+    // The budget's timer fires a little after its deadline; a call that waited past it is not started.
+    const expired = deadline === undefined ? undefined : () => Date.now() >= deadline;
+    const outcome = await admission.acquire(req.signal, expired);
+    if ("refused" in outcome) throw refusal(outcome.refused);
+    try {
+      return await next(req);
+    } finally {
+      outcome.permit.release({ pastDeadline: deadline !== undefined && Date.now() >= deadline });
+    }
+  };
+}
+
+function refusal(reason: ShedReason): ConnectError {
+  return new ConnectError(MESSAGES[reason], Code.Unavailable, {
+    "retry-after": String(RETRY_AFTER_SHED_SECONDS),
+    // gRPC's own retry hint (gRFC A6): clients with a retry policy wait this long.
+    "grpc-retry-pushback-ms": String(RETRY_AFTER_SHED_SECONDS * 1000),
+  });
+}

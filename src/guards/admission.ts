@@ -1,0 +1,123 @@
+import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurrency-limit.ts";
+
+// Admission control, one per instance: at most `limit` calls in flight, a
+// short bounded queue behind them, and a refusal at once for the rest. The
+// limit follows measured latency (concurrency-limit.ts); the process's own
+// pressure (event-loop delay, memory) refuses new work too.
+
+export type ShedReason = "limit" | "queue_timeout" | "pressure" | "deadline";
+
+export interface Permit {
+  /** Ends the call's hold on the limit; its latency is a sample of the limit, a call past its deadline a drop. */
+  release(outcome?: { readonly pastDeadline: boolean }): void;
+}
+
+export type Admission = { readonly permit: Permit } | { readonly refused: ShedReason };
+
+export interface AdmissionStats {
+  readonly limit: number;
+  readonly inFlight: number;
+  readonly queued: number;
+  readonly admitted: number;
+  readonly refused: Readonly<Record<ShedReason, number>>;
+}
+
+export interface AdmissionOptions {
+  /** Off: every call is admitted (for comparisons); calls are still counted. */
+  readonly enabled: boolean;
+  readonly limit: ConcurrencyLimitOptions;
+  readonly queueSize: number;
+  readonly queueWaitMs: number;
+  /** How long after the last refusal the instance still reports itself shedding. */
+  readonly sheddingHoldMs?: number;
+  /** Monotonic milliseconds; injectable so tests can move time. */
+  readonly now?: () => number;
+  /** Why the process should take no new work now, if it should not. */
+  readonly pressure?: () => string | undefined;
+}
+
+export interface AdmissionControl {
+  /**
+   * Waits in the queue at most `queueWaitMs`, and not past `signal`; a call
+   * found `expired` when its turn comes is refused rather than started.
+   */
+  acquire(signal: AbortSignal, expired?: () => boolean): Promise<Admission>;
+  /** Refused calls recently, or under pressure now: what health reports as degraded. */
+  shedding(): boolean;
+  stats(): AdmissionStats;
+}
+
+interface Waiter {
+  readonly grant: () => void;
+}
+
+export function createAdmissionControl(options: AdmissionOptions): AdmissionControl {
+  const now = options.now ?? (() => performance.now());
+  const holdMs = options.sheddingHoldMs ?? 2000;
+  const limit = createConcurrencyLimit(options.limit);
+  const queue: Waiter[] = [];
+  const refused: Record<ShedReason, number> = { limit: 0, queue_timeout: 0, pressure: 0, deadline: 0 };
+  let inFlight = 0;
+  let admitted = 0;
+  let lastRefusalAt = Number.NEGATIVE_INFINITY;
+
+  const refuse = (reason: ShedReason): Admission => {
+    refused[reason] += 1;
+    lastRefusalAt = now();
+    return { refused: reason };
+  };
+  const grant = (): Admission => {
+    const startedAt = now();
+    const inFlightAtStart = ++inFlight;
+    admitted += 1;
+    let released = false;
+    return {
+      permit: {
+        release(outcome) {
+          if (released) return;
+          released = true;
+          inFlight -= 1;
+          if (options.enabled && outcome?.pastDeadline) limit.drop();
+          else if (options.enabled) limit.sample(now() - startedAt, inFlightAtStart);
+          admitWaiting();
+        },
+      },
+    };
+  };
+
+  // A waiter found expired is refused without taking a place, so the next one gets it.
+  const admitWaiting = () => {
+    while (queue.length > 0 && inFlight < limit.value) queue.shift()?.grant();
+  };
+
+  return {
+    acquire(signal, expired = () => false) {
+      if (!options.enabled) return Promise.resolve(grant());
+      if (signal.aborted || expired()) return Promise.resolve(refuse("deadline"));
+      if (options.pressure?.() !== undefined) return Promise.resolve(refuse("pressure"));
+      if (inFlight < limit.value && queue.length === 0) return Promise.resolve(grant());
+      if (queue.length >= options.queueSize) return Promise.resolve(refuse("limit"));
+      return new Promise<Admission>((resolve) => {
+        const leave = (outcome: () => Admission) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          const index = queue.indexOf(waiter);
+          if (index >= 0) queue.splice(index, 1);
+          resolve(outcome());
+        };
+        // A caller whose deadline passed while it waited has left: its call is not started.
+        const onAbort = () => leave(() => refuse("deadline"));
+        const timer = setTimeout(() => leave(() => refuse("queue_timeout")), options.queueWaitMs);
+        const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant())) };
+        signal.addEventListener("abort", onAbort, { once: true });
+        queue.push(waiter);
+      });
+    },
+    shedding() {
+      return options.pressure?.() !== undefined || now() - lastRefusalAt < holdMs;
+    },
+    stats() {
+      return { limit: limit.value, inFlight, queued: queue.length, admitted, refused: { ...refused } };
+    },
+  };
+}

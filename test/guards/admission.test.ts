@@ -1,0 +1,129 @@
+import { describe, expect, test } from "vitest";
+import { type Admission, type AdmissionOptions, createAdmissionControl } from "../../src/guards/admission.ts";
+import { createConcurrencyLimit } from "../../src/guards/concurrency-limit.ts";
+
+// The admission control and its limit on their own, with time moved by hand.
+
+function controlWith(overrides: Partial<AdmissionOptions> = {}) {
+  let nowMs = 0;
+  const control = createAdmissionControl({
+    enabled: true,
+    limit: { initial: 2, min: 2, max: 2 },
+    queueSize: 1,
+    queueWaitMs: 20,
+    now: () => nowMs,
+    ...overrides,
+  });
+  return { control, advance: (ms: number) => (nowMs += ms) };
+}
+
+const open = () => new AbortController().signal;
+
+function permitOf(admission: Admission) {
+  if (!("permit" in admission)) throw new Error(`refused: ${admission.refused}`);
+  return admission.permit;
+}
+
+describe("the concurrency limit", () => {
+  test("grows while latency stays flat and calls fill it", () => {
+    const limit = createConcurrencyLimit({ initial: 10, min: 2, max: 100 });
+    for (let i = 0; i < 200; i++) limit.sample(5, limit.value);
+    expect(limit.value).toBe(100);
+  });
+
+  test("shrinks when latency rises well above its long-run level", () => {
+    const limit = createConcurrencyLimit({ initial: 50, min: 2, max: 100 });
+    for (let i = 0; i < 100; i++) limit.sample(5, 50);
+    const before = limit.value;
+    for (let i = 0; i < 30; i++) limit.sample(60, limit.value);
+    expect(limit.value).toBeLessThan(before / 2);
+    expect(limit.value).toBeGreaterThanOrEqual(2);
+  });
+
+  test("shrinks by a tenth for every call that ran out of time, down to its floor", () => {
+    const limit = createConcurrencyLimit({ initial: 100, min: 20, max: 200 });
+    limit.drop();
+    expect(limit.value).toBe(90);
+    for (let i = 0; i < 50; i++) limit.drop();
+    expect(limit.value).toBe(20);
+  });
+
+  test("does not grow on calls that never filled half of it", () => {
+    const limit = createConcurrencyLimit({ initial: 10, min: 2, max: 100 });
+    for (let i = 0; i < 100; i++) limit.sample(5, 1);
+    expect(limit.value).toBe(10);
+  });
+});
+
+describe("admission", () => {
+  test("admits up to the limit, queues the next, refuses past the queue at once", async () => {
+    const { control } = controlWith();
+    const first = permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(open()));
+    const queued = control.acquire(open());
+    expect(await control.acquire(open())).toEqual({ refused: "limit" });
+    first.release();
+    permitOf(await queued);
+    expect(control.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 3, refused: { limit: 1 } });
+    expect(control.shedding()).toBe(true);
+  });
+
+  test("a queued call is refused when its wait runs out", async () => {
+    const { control } = controlWith();
+    await control.acquire(open());
+    await control.acquire(open());
+    expect(await control.acquire(open())).toEqual({ refused: "queue_timeout" });
+  });
+
+  test("a queued call whose deadline passes leaves the queue and is never started", async () => {
+    const { control } = controlWith({ queueWaitMs: 10_000 });
+    const first = permitOf(await control.acquire(open()));
+    await control.acquire(open());
+    const deadline = new AbortController();
+    const queued = control.acquire(deadline.signal);
+    deadline.abort();
+    expect(await queued).toEqual({ refused: "deadline" });
+    first.release();
+    expect(control.stats()).toMatchObject({ inFlight: 1, queued: 0, admitted: 2 });
+  });
+
+  test("a queued call found expired when its turn comes gives its place to the next", async () => {
+    const { control } = controlWith({ queueSize: 2, queueWaitMs: 10_000 });
+    const first = permitOf(await control.acquire(open()));
+    await control.acquire(open());
+    let expired = false;
+    const stale = control.acquire(open(), () => expired);
+    const fresh = control.acquire(open());
+    expired = true;
+    first.release();
+    expect(await stale).toEqual({ refused: "deadline" });
+    permitOf(await fresh);
+  });
+
+  test("a call released past its deadline lowers the limit", async () => {
+    const { control } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
+    permitOf(await control.acquire(open())).release({ pastDeadline: true });
+    expect(control.stats().limit).toBe(9);
+  });
+
+  test("pressure refuses new work; off admits everything", async () => {
+    const pressed = controlWith({ pressure: () => "event_loop_delay" });
+    expect(await pressed.control.acquire(open())).toEqual({ refused: "pressure" });
+    expect(pressed.control.shedding()).toBe(true);
+    const off = controlWith({ enabled: false, pressure: () => "event_loop_delay" });
+    for (let i = 0; i < 10; i++) permitOf(await off.control.acquire(open()));
+    expect(off.control.stats().inFlight).toBe(10);
+  });
+
+  test("reports shedding for a while after its last refusal, then not", async () => {
+    const { control, advance } = controlWith({ queueSize: 0, sheddingHoldMs: 1000 });
+    expect(control.shedding()).toBe(false);
+    await control.acquire(open());
+    await control.acquire(open());
+    await control.acquire(open());
+    advance(999);
+    expect(control.shedding()).toBe(true);
+    advance(2);
+    expect(control.shedding()).toBe(false);
+  });
+});

@@ -1,0 +1,160 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { status } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import { quotaOf } from "../helpers/admin-client.ts";
+import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
+import { blockDatabase } from "../helpers/database-blocker.ts";
+import { callUnary, createGrpcClient } from "../helpers/grpc-client.ts";
+import { createAccountWithKey, request } from "../helpers/rest-client.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+// Admission control over the real wire: a fixed limit of two calls in flight,
+// held on purpose by a slow database, and what every other call gets then.
+
+const LIMIT = "2";
+let server: TestServer;
+let calls: CallClient;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: {
+      ADMISSION_INITIAL_LIMIT: LIMIT,
+      ADMISSION_MIN_LIMIT: LIMIT,
+      ADMISSION_MAX_LIMIT: LIMIT,
+      ADMISSION_QUEUE_SIZE: "1",
+      ADMISSION_QUEUE_WAIT_MS: "5000",
+      START_BUDGET_MS: "400",
+      END_BUDGET_MS: "5000",
+    },
+  });
+  calls = createCallClient(server.url);
+});
+afterAll(async () => {
+  calls.close();
+  await server.stop();
+});
+
+async function callsOf(accountId: string): Promise<string[]> {
+  const rows = await server.context.database.db
+    .selectFrom("calls")
+    .select("call_id")
+    .where("account_id", "=", accountId)
+    .execute();
+  return rows.map((row) => row.call_id);
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5000) throw new Error("condition not reached");
+    await sleep(5);
+  }
+}
+
+/** Two ends held in flight by a locked account row: the limit is full until the lock goes. */
+async function fillTheLimit(accountId: string, apiKey: string, holdMs: number) {
+  const started = [uniqueCallId(), uniqueCallId()];
+  const refs: string[] = [];
+  for (const callId of started) {
+    const outcome = await calls.start("rest", apiKey, startBody(callId));
+    expect(outcome.status).toBe(200);
+    refs.push(outcome.body.customer_ref);
+  }
+  const block = await blockDatabase(server, accountId, holdMs);
+  const ends = started.map((callId, i) => calls.end("rest", apiKey, { call_id: callId, customer_ref: refs[i] }));
+  await until(() => server.context.admission.stats().inFlight === 2);
+  return { started, block, ends };
+}
+
+describe("a burst past the limit", () => {
+  test("is refused at once with 503 / UNAVAILABLE and a retry hint, leaves no rows, and health still answers", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const { started, block, ends } = await fillTheLimit(accountId, apiKey, 1500);
+
+    const refusedIds = Array.from({ length: 16 }, () => uniqueCallId("burst"));
+    const began = performance.now();
+    const outcomes = await Promise.all(
+      refusedIds.map((callId, i) => calls.start(TRANSPORTS[i % 2], apiKey, startBody(callId))),
+    );
+    const tookMs = performance.now() - began;
+    // Asked while the limit is still full: health is never shed. On the embedded database it waits
+    // for the one connection, which the block holds.
+    const health = await request(server.url, "GET", "/v1/health");
+    const grpcClient = createGrpcClient(server.url);
+    const grpcHealth = await callUnary(grpcClient, HealthService.method.check, {});
+    grpcClient.close();
+    if (server.config.database.kind === "postgres") {
+      expect(server.context.admission.stats().inFlight).toBe(2);
+    }
+
+    // The queue's one place goes to a call of the burst, which waits there until its budget runs out.
+    const refusedAtOnce = outcomes.filter((outcome) => outcome.body?.message?.startsWith("Too many calls"));
+    expect(refusedAtOnce.length).toBeGreaterThanOrEqual(outcomes.length / 2);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe(503);
+      expect(outcome.body.message).toMatch(/^(Too many calls|Not answered within 400 ms)/);
+      expect(outcome.headers["retry-after"]).toBe("1");
+    }
+    for (const outcome of refusedAtOnce) {
+      if (outcome.grpcError === undefined) {
+        expect(outcome.body).toEqual({ error: "Service Unavailable", message: expect.any(String) });
+      } else {
+        expect(outcome.grpcError.code).toBe(status.UNAVAILABLE);
+        expect(outcome.headers["grpc-retry-pushback-ms"]).toBe("1000");
+      }
+    }
+    expect(tookMs).toBeLessThan(1000);
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: "degraded", database: "connected" });
+    expect(grpcHealth.response?.status).toBe("degraded");
+
+    await block.lifted;
+    for (const end of await Promise.all(ends)) expect(end.status).toBe(200);
+    // Only the calls that were let in left rows; the refused starts were never billed.
+    expect((await callsOf(accountId)).sort()).toEqual([...started].sort());
+    expect(await quotaOf(server.url, accountId)).toBe(100_000 - 4);
+    expect(server.context.admission.stats().refused.limit).toBeGreaterThanOrEqual(refusedAtOnce.length);
+  });
+});
+
+describe.each(TRANSPORTS)("a start over %s whose deadline passes while it waits in the queue", (via) => {
+  test("is not started: no row, not billed", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const { started, block, ends } = await fillTheLimit(accountId, apiKey, 1000);
+    const refusedBefore = server.context.admission.stats().refused.deadline;
+    const callId = uniqueCallId("queued");
+    const outcome = await calls.start(via, apiKey, startBody(callId));
+    expect(outcome.status).toBe(503);
+    expect(server.context.admission.stats().refused.deadline).toBe(refusedBefore + 1);
+
+    await block.lifted;
+    await Promise.all(ends);
+    expect(await callsOf(accountId)).not.toContain(callId);
+    expect((await callsOf(accountId)).sort()).toEqual([...started].sort());
+    expect(await quotaOf(server.url, accountId)).toBe(100_000 - 4);
+  });
+});
+
+describe("a gRPC start whose client deadline passes while it waits in the queue", () => {
+  test("is not started", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const { block, ends } = await fillTheLimit(accountId, apiKey, 800);
+    const refusedBefore = server.context.admission.stats().refused.deadline;
+    const client = createGrpcClient(server.url);
+    const callId = uniqueCallId("deadline");
+    const { error } = await callUnary(
+      client,
+      CallerContextService.method.startCall,
+      { callId, identityHints: { ani: "+14155550123" } },
+      { authorization: `Bearer ${apiKey}` },
+      { deadlineMs: 150 },
+    );
+    client.close();
+    expect(error?.code).toBe(status.DEADLINE_EXCEEDED);
+    await until(() => server.context.admission.stats().refused.deadline === refusedBefore + 1);
+    await block.lifted;
+    await Promise.all(ends);
+    expect(await callsOf(accountId)).not.toContain(callId);
+  });
+});
