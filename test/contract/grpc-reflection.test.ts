@@ -31,7 +31,9 @@ describe.each(["v1", "v1alpha"])("gRPC server reflection %s", (version) => {
     expect(listed.trim().split("\n").sort()).toEqual([
       "callercontext.v1.AdminService",
       "callercontext.v1.CallerContextService",
+      "callercontext.v1.CustomerService",
       "callercontext.v1.HealthService",
+      "callercontext.v1.IntegrationService",
       "grpc.health.v1.Health",
       "grpc.reflection.v1.ServerReflection",
       "grpc.reflection.v1alpha.ServerReflection",

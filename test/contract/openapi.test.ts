@@ -2,7 +2,9 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import { openApiDocument } from "../helpers/openapi-contract.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -27,12 +29,20 @@ describe("the OpenAPI document (gen/openapi.json)", () => {
         ([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, ...operation }),
       ),
     );
-    const methodCount = [CallerContextService, HealthService, AdminService].reduce((n, s) => n + s.methods.length, 0);
+    const methodCount = [
+      CallerContextService,
+      HealthService,
+      AdminService,
+      CustomerService,
+      IntegrationService,
+    ].reduce((n, s) => n + s.methods.length, 0);
     expect(operations).toHaveLength(methodCount);
     const byRoute = Object.fromEntries(operations.map((operation) => [operation.route, operation.security]));
     expect(byRoute["POST /v1/calls/start"]).toEqual([{ apiKey: [] }]);
     expect(byRoute["GET /v1/health"]).toEqual([]);
     expect(byRoute["POST /admin/v1/keys/{key_id}/revoke"]).toEqual([{ adminToken: [] }]);
+    // A platform's webhook is verified the platform's way, never with an API key.
+    expect(byRoute["POST /v1/integrations/{webhook_id}"]).toEqual([]);
   });
 
   test("describes the contract's JSON: snake_case, short enum names, null for an unset source", () => {

@@ -906,7 +906,8 @@ describe("gRPC: every malformed or hostile message gets OK or a status that blam
             grpcText,
           ),
           identityHints: grpcHints,
-          telco: fc.record({ lineType: fc.integer({ min: -1, max: 9 }) }),
+          // Mostly declared values, so that enough reach the store; the rest must be refused cleanly.
+          telco: fc.record({ lineType: fc.oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: -1, max: 9 })) }),
         },
         { requiredKeys: ["callId", "identityHints"] },
       )
@@ -921,7 +922,7 @@ describe("gRPC: every malformed or hostile message gets OK or a status that blam
           customerRef: fc.oneof(fc.constantFrom(...started.map(({ customerRef }) => customerRef)), grpcText),
           identityHints: grpcHints,
           intent: grpcField,
-          intentStatus: fc.integer({ min: -1, max: 9 }),
+          intentStatus: fc.oneof(fc.integer({ min: 0, max: 2 }), fc.integer({ min: -1, max: 9 })),
           variables: grpcMap(grpcField),
           intentUpdates: fc.array(
             fc.record({ intent: grpcText, status: fc.integer({ min: -1, max: 3 }) }, { requiredKeys: [] }),
