@@ -4,6 +4,7 @@ import type { Clock } from "./domain/clock.ts";
 import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { Database } from "./store/database.ts";
+import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */
 export interface AppContext {
@@ -15,4 +16,6 @@ export interface AppContext {
   readonly rateLimiter: RateLimiter;
   /** SHA-256 of the admin token in force. */
   readonly adminTokenHash: string;
+  /** Billed and refused calls and keys' last use, counted in memory and written in batches. */
+  readonly meter: UsageMeter;
 }

@@ -12,6 +12,7 @@ import { createApp } from "./http/create-app.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { startSweeper } from "./store/sweeper.ts";
+import { createUsageMeter } from "./usage/usage-meter.ts";
 
 export interface ServerOptions {
   readonly clock?: Clock;
@@ -40,9 +41,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       database,
       clock,
       log,
-      keys: createKeyVerifier(database.db),
+      keys: createKeyVerifier(database.db, undefined, clock),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       adminTokenHash: adminAccess.adminTokenHash,
+      meter: createUsageMeter(database.db, clock, {
+        intervalMs: config.usageFlushMs,
+        onError: (error) => log.error({ err: error }, "usage counts could not be written"),
+      }),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const interceptors = createGuardChain({
@@ -55,6 +60,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       monthlyAllowance: config.monthlyQuota,
       adminTokenHash: () => context.adminTokenHash,
       authFailuresPerMinute: config.authFailuresPerMinute,
+      meter: context.meter,
       budgetOf: (method) =>
         method === CallerContextService.method.startCall
           ? config.budgetMs.start
@@ -76,6 +82,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       async close() {
         await app.close();
         await sweeper.stop();
+        await context.meter.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
 import type { MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
+import type { UsageMeter } from "../usage/usage-meter.ts";
 import { authenticate } from "./authenticate.ts";
 import { errorBoundary } from "./error-boundary.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
@@ -31,6 +32,8 @@ export interface GuardDependencies {
   readonly authFailuresPerMinute: number;
   /** The time budget of a method, if it has one. */
   readonly budgetOf: (method: DescMethod) => number | undefined;
+  /** Counts billed and refused calls and keys' last use, in memory. */
+  readonly meter?: UsageMeter;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
@@ -44,6 +47,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
       // Per instance: counting guesses needs no coordination to slow them down.
       failures: deps.failedAuthLimiter,
       failuresPerMinute: deps.authFailuresPerMinute,
+      meter: deps.meter,
     }),
     rateLimitGuard(deps),
     quotaGuard(deps),

@@ -7,6 +7,7 @@ import type { Clock } from "../domain/clock.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
+import type { UsageMeter } from "../usage/usage-meter.ts";
 import { principalKey } from "./context-values.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { withResponseHeaders } from "./response-headers.ts";
@@ -17,6 +18,7 @@ export interface RateLimitGuardOptions {
   readonly log: FastifyBaseLogger;
   readonly rateLimiter: RateLimiter;
   readonly monthlyAllowance: MonthlyAllowance;
+  readonly meter?: UsageMeter;
 }
 
 /**
@@ -43,6 +45,7 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
     };
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
+      options.meter?.refused(principal.tenant, "rate");
       const left = await creditsLeft(options.db, principal.tenant.accountId, clock.now(), options.monthlyAllowance);
       throw new ConnectError(
         "Rate limit exceeded",

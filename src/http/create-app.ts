@@ -7,6 +7,7 @@ import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
+import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { peerAddressKey } from "../guards/context-values.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
@@ -39,6 +40,8 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
     // (within the shutdown grace) rather than refused with a bare 503.
     return503OnClosing: false,
     requestIdHeader: "x-request-id",
+    // Whether X-Forwarded-For/-Proto are believed: the dashboard's client address and Secure cookies depend on it.
+    trustProxy: config.trustProxy,
     genReqId: () => randomUUID(),
     serverFactory: (handler) =>
       createOnePortServer(handler, {
@@ -79,6 +82,7 @@ export async function createApp(app: AppContext, interceptors: Interceptor[]): P
   );
 
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
+  await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
     readMaxBytes,

@@ -25,7 +25,7 @@ export async function createAccount(
 }
 
 /** Creates a key; the secret is returned here once and stored only as a hash. */
-export async function createApiKey(db: Db, accountId: string, mode: Mode, now: Date) {
+export async function createApiKey(db: Db, accountId: string, mode: Mode, now: Date, name = "") {
   const secret = generateApiKey(mode);
   const row = await insertApiKey(db, {
     id: `key_${randomBase62(16)}`,
@@ -34,6 +34,7 @@ export async function createApiKey(db: Db, accountId: string, mode: Mode, now: D
     secret_hash: hashSecret(secret),
     prefix: displayPrefix(secret),
     created_at: now,
+    name,
   });
   return { keyId: row.id, secret, mode, accountId };
 }

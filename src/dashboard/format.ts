@@ -1,0 +1,17 @@
+// Helpers the templates call: every date in UTC, spelled the same way everywhere.
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+function day(date: Date): string {
+  return `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
+}
+
+function dateTime(date: Date): string {
+  return `${day(date)} ${date.toISOString().slice(11, 16)} UTC`;
+}
+
+function number(value: number): string {
+  return value.toLocaleString("en-US");
+}
+
+export const formatters = { fmt: { day, dateTime, number } };
