@@ -72,7 +72,7 @@ export interface Config {
     readonly signup: "open" | "invite";
     readonly sessionTtlMs: number;
     readonly inviteTtlMs: number;
-    /** Sign-in attempts per rolling minute, per client address and per email. */
+    /** Sign-in attempts per rolling minute per email; a client address gets five times as many. */
     readonly signinAttemptsPerMinute: number;
   };
   /** Fastify's trustProxy: whether X-Forwarded-For/-Proto are believed, and from whom. */

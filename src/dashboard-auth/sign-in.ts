@@ -6,6 +6,9 @@ import { recordAuditEvent } from "./audit-log.ts";
 import { normaliseEmail } from "./credentials.ts";
 import { openSession } from "./sessions.ts";
 
+/** One client address may make this many times the attempts one email may. */
+export const ADDRESS_FACTOR = 5;
+
 export type SignInResult =
   | { readonly ok: true; readonly sessionToken: string }
   | { readonly ok: false; readonly throttled: false }
@@ -25,7 +28,8 @@ export async function signIn(
   const email = normaliseEmail(input.email);
   const nowMs = app.clock.now().getTime();
   const max = app.config.dashboard.signinAttemptsPerMinute;
-  const byAddress = await attempts.hit(`address:${input.clientAddress}`, max, nowMs);
+  // Many people may share one address (an office, a carrier's NAT): it gets more room than one email.
+  const byAddress = await attempts.hit(`address:${input.clientAddress}`, max * ADDRESS_FACTOR, nowMs);
   const byEmail = await attempts.hit(`email:${email}`, max, nowMs);
   if (!byAddress.allowed || !byEmail.allowed) {
     const retryAt = Math.max(byAddress.allowed ? 0 : byAddress.retryAtMs, byEmail.allowed ? 0 : byEmail.retryAtMs);
