@@ -1,7 +1,8 @@
+import { createAccount } from "./accounts/create-account.ts";
+import { createKey } from "./accounts/create-key.ts";
 import type { Config } from "./config.ts";
 import { hashSecret, randomBase62 } from "./domain/api-key.ts";
 import { countAccounts } from "./store/account-repository.ts";
-import { createAccount, createApiKey } from "./store/admin-operations.ts";
 import type { Db } from "./store/database.ts";
 import { insertSettingOnce, readSetting } from "./store/settings-repository.ts";
 
@@ -35,11 +36,12 @@ export async function ensureAdminAccess(db: Db, config: Config, now: Date): Prom
       return { adminTokenHash: (await readSetting(trx, ADMIN_TOKEN_SETTING)) ?? adminTokenHash };
     }
     if ((await countAccounts(trx)) > 0) return { adminTokenHash, firstStart: { adminToken } };
-    const account = await createAccount(trx, { name: "Default", tier: "free", quota: config.monthlyQuota.free }, now);
-    const key = await createApiKey(trx, account.id, "test", now);
+    const deps = { db: trx, clock: { now: () => now }, keys: { forgetAll() {} }, monthlyQuota: config.monthlyQuota };
+    const account = await createAccount(deps, { name: "Default" });
+    const key = await createKey(deps, { accountId: account.accountId, kind: "test" });
     return {
       adminTokenHash,
-      firstStart: { adminToken, defaultAccount: { accountId: account.id, apiKey: key.secret } },
+      firstStart: { adminToken, defaultAccount: { accountId: account.accountId, apiKey: key.apiKey } },
     };
   });
 }

@@ -1,7 +1,7 @@
-import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { createApiKey } from "../store/admin-operations.ts";
 import { expireApiKey } from "../store/api-key-repository.ts";
+import type { AccountDeps } from "./account-deps.ts";
+import { createKey } from "./create-key.ts";
 import { findLiveKey } from "./owned-keys.ts";
 
 // Rolling a key: a new secret of the same name and kind, and the old one
@@ -15,18 +15,16 @@ export function isRollGrace(value: string): value is RollGrace {
   return Object.hasOwn(ROLL_GRACES, value);
 }
 
-export async function rollKey(app: AppContext, accountId: string, keyId: string, grace: string) {
+export async function rollKey(deps: AccountDeps, accountId: string, keyId: string, grace: string) {
   if (!isRollGrace(grace)) {
     throw new DomainError("invalid_argument", "Validation failed", [
       { path: ["grace"], message: "Choose now, 1 hour, 24 hours or 7 days" },
     ]);
   }
-  const old = await findLiveKey(app, accountId, keyId);
-  const now = app.clock.now();
-  const oldEndsAt = new Date(now.getTime() + ROLL_GRACES[grace]);
-  const { db } = app.database;
-  const key = await createApiKey(db, accountId, old.kind, now, old.name);
-  await expireApiKey(db, old.id, oldEndsAt);
-  app.keys.forgetAll();
-  return { old, oldEndsAt, keyId: key.keyId, secret: key.secret, name: old.name, kind: old.kind };
+  const old = await findLiveKey(deps, accountId, keyId);
+  const oldEndsAt = new Date(deps.clock.now().getTime() + ROLL_GRACES[grace]);
+  const key = await createKey(deps, { accountId, kind: old.kind, name: old.name });
+  await expireApiKey(deps.db, old.keyId, oldEndsAt);
+  deps.keys.forgetAll();
+  return { old, oldEndsAt, keyId: key.keyId, secret: key.apiKey, name: old.name, kind: old.kind };
 }

@@ -1,8 +1,10 @@
+import { accountDepsOf } from "../accounts/account-deps.ts";
+import { createAccount } from "../accounts/create-account.ts";
+import { createKey } from "../accounts/create-key.ts";
 import type { AppContext } from "../context.ts";
 import { randomBase62 } from "../domain/api-key.ts";
 import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import { hashPassword } from "../domain/password.ts";
-import { createAccount, createApiKey } from "../store/admin-operations.ts";
 import type { UserRow } from "../store/schema.ts";
 import { findUserByEmail, insertUser } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
@@ -60,10 +62,9 @@ export async function signUp(app: AppContext, input: SignUpInput): Promise<SignU
   const passwordHash = await hashPassword(input.password);
   const claim: InviteClaim | undefined = invited ? await claimInviteToken(app, input.inviteToken!) : undefined;
 
+  const deps = accountDepsOf(app);
   const now = app.clock.now();
-  const account =
-    claim?.accountId ??
-    (await createAccount(db, { name: accountName, tier: "free", quota: app.config.monthlyQuota.free }, now)).id;
+  const account = claim?.accountId ?? (await createAccount(deps, { name: accountName, tier: "free" })).accountId;
   const user = await insertUser(db, {
     id: `usr_${randomBase62(16)}`,
     account_id: account,
@@ -80,8 +81,8 @@ export async function signUp(app: AppContext, input: SignUpInput): Promise<SignU
 
   let firstKey: SignUpResult["firstKey"];
   if (!claim?.accountId) {
-    const key = await createApiKey(db, account, "test", now, FIRST_KEY_NAME);
-    firstKey = { keyId: key.keyId, secret: key.secret };
+    const key = await createKey(deps, { accountId: account, kind: "test", name: FIRST_KEY_NAME });
+    firstKey = { keyId: key.keyId, secret: key.apiKey };
     await recordAuditEvent(db, now, {
       ...audit,
       event: "key_created",

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { getAccount } from "../accounts/get-account.ts";
 import type { AppContext } from "../context.ts";
 import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
 import { changePassword, signOutEverywhere } from "../dashboard-auth/change-password.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
-import { findAccount } from "../store/account-repository.ts";
 import type { UserRow } from "../store/schema.ts";
 import { formErrors, renderMessage } from "./messages.ts";
 import { clearSessionCookie, setSessionCookie, signedIn } from "./session-guard.ts";
@@ -19,7 +19,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     reply.code(status).view("account.eta", {
       title: "Account",
       tab: "account",
-      account: await findAccount(app.database.db, user.account_id),
+      account: await getAccount(app.database, user.account_id),
       events: await listAccountAudit(app.database.db, user.account_id),
       errors: {},
       message: "",

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { accountDepsOf } from "../accounts/account-deps.ts";
 import { listOwnedKeys } from "../accounts/owned-keys.ts";
 import type { AppContext } from "../context.ts";
 import { findInvite } from "../dashboard-auth/invites.ts";
@@ -89,7 +90,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
       setSessionCookie(reply, result.sessionToken, ttl);
       if (result.firstKey === undefined) return reply.redirect("/dashboard/keys", 303);
       // The first key's secret is on this page only: it is not stored anywhere it could be shown again.
-      const keys = await listOwnedKeys(app, result.accountId);
+      const keys = await listOwnedKeys(accountDepsOf(app), result.accountId);
       reply.locals = { ...reply.locals, user: result.user };
       return reply.view("keys.eta", {
         title: "API keys",

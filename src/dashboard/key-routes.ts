@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createOwnedKey, findLiveKey, listOwnedKeys, revokeOwnedKey } from "../accounts/owned-keys.ts";
 import { type ROLL_GRACES, rollKey } from "../accounts/roll-key.ts";
 import type { AppContext } from "../context.ts";
@@ -24,6 +25,7 @@ export const GRACE_LABELS: Record<keyof typeof ROLL_GRACES, string> = {
 
 export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void {
   const { db } = app.database;
+  const deps = accountDepsOf(app);
   const audit = (user: UserRow, ip: string, event: "key_created" | "key_rolled" | "key_revoked", detail: string) =>
     recordAuditEvent(db, app.clock.now(), {
       accountId: user.account_id,
@@ -37,7 +39,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     reply.code(status).view("keys.eta", {
       title: "API keys",
       tab: "keys",
-      keys: await listOwnedKeys(app, user.account_id),
+      keys: await listOwnedKeys(deps, user.account_id),
       welcome: false,
       created: undefined,
       rolled: undefined,
@@ -56,7 +58,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     if (!user) return;
     const values = { name: field(request.body, "name"), kind: field(request.body, "kind") };
     try {
-      const created = await createOwnedKey(app, user.account_id, values);
+      const created = await createOwnedKey(deps, user.account_id, values);
       await audit(user, request.ip, "key_created", `${created.keyId} (${created.name}, ${created.kind})`);
       return keysPage(reply, user, { created });
     } catch (error) {
@@ -68,16 +70,16 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
   scope.get<KeyParams>("/keys/:id/revoke", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
-    const key = await orMessage(reply, () => findLiveKey(app, user.account_id, request.params.id));
+    const key = await orMessage(reply, () => findLiveKey(deps, user.account_id, request.params.id));
     if (key) return reply.view("revoke-key.eta", { title: "Revoke key", tab: "keys", key });
   });
 
   scope.post<KeyParams>("/keys/:id/revoke", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
-    const key = await orMessage(reply, () => revokeOwnedKey(app, user.account_id, request.params.id));
+    const key = await orMessage(reply, () => revokeOwnedKey(deps, user.account_id, request.params.id));
     if (!key) return;
-    await audit(user, request.ip, "key_revoked", `${key.id} (${key.name}, ${key.kind})`);
+    await audit(user, request.ip, "key_revoked", `${key.keyId} (${key.name}, ${key.kind})`);
     return reply.redirect("/dashboard/keys", 303);
   });
 
@@ -85,13 +87,13 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     const user = signedIn(request, reply);
     if (!user) return;
     const grace = field(request.body, "grace");
-    const rolled = await orMessage(reply, () => rollKey(app, user.account_id, request.params.id, grace));
+    const rolled = await orMessage(reply, () => rollKey(deps, user.account_id, request.params.id, grace));
     if (!rolled) return;
     await audit(
       user,
       request.ip,
       "key_rolled",
-      `${rolled.old.id} → ${rolled.keyId} (${rolled.name}, ${rolled.kind}); old secret ends ${rolled.oldEndsAt.toISOString()}`,
+      `${rolled.old.keyId} → ${rolled.keyId} (${rolled.name}, ${rolled.kind}); old secret ends ${rolled.oldEndsAt.toISOString()}`,
     );
     return keysPage(reply, user, {
       created: { keyId: rolled.keyId, secret: rolled.secret, name: rolled.name, kind: rolled.kind },

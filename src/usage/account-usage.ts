@@ -1,6 +1,7 @@
+import { getAccount } from "../accounts/get-account.ts";
 import type { AppContext } from "../context.ts";
-import { BASE_LIMIT_PER_MINUTE, isTier, type Tier } from "../domain/tiers.ts";
-import { creditsLeft, findAccount } from "../store/account-repository.ts";
+import { BASE_LIMIT_PER_MINUTE, type Tier } from "../domain/tiers.ts";
+import { creditsLeft } from "../store/account-repository.ts";
 import { listUsageDays } from "../store/usage-repository.ts";
 import type { UsageMeter } from "./usage-meter.ts";
 
@@ -31,8 +32,7 @@ export async function accountUsage(app: AppContext, meter: UsageMeter, accountId
   await meter.flush();
   const { db } = app.database;
   const now = app.clock.now();
-  const account = await findAccount(db, accountId);
-  const tier: Tier = account && isTier(account.tier) ? account.tier : "free";
+  const tier: Tier = (await getAccount({ db }, accountId)).tier;
   const days = lastDays(now, USAGE_DAYS);
   const rows = await listUsageDays(db, accountId, days[0]!);
   const byDay = new Map(days.map((day) => [day, { day, test: 0, prod: 0, refusedQuota: 0, refusedRate: 0 }]));

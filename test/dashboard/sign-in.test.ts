@@ -35,7 +35,11 @@ describe("dashboard sign-in", () => {
       const rows = await db.selectFrom(table).selectAll().execute();
       expect(JSON.stringify(rows)).not.toContain(PASSWORD);
     }
-    const user = await db.selectFrom("users").selectAll().where("email", "=", "clear@example.com").executeTakeFirstOrThrow();
+    const user = await db
+      .selectFrom("users")
+      .selectAll()
+      .where("email", "=", "clear@example.com")
+      .executeTakeFirstOrThrow();
     expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
     expect(fixture.server.logLines.join("\n")).not.toContain(PASSWORD);
     expect(fixture.server.logLines.join("\n")).not.toContain("Tr0ub4dor");
@@ -57,7 +61,11 @@ describe("dashboard sign-in", () => {
       expect(page.location).toBe("/dashboard/sign-in");
     }
     const { db } = fixture.server.context.database;
-    const user = await db.selectFrom("users").select("id").where("email", "=", "everywhere@example.com").executeTakeFirstOrThrow();
+    const user = await db
+      .selectFrom("users")
+      .select("id")
+      .where("email", "=", "everywhere@example.com")
+      .executeTakeFirstOrThrow();
     expect(await db.selectFrom("sessions").selectAll().where("user_id", "=", user.id).execute()).toEqual([]);
   });
 

@@ -25,7 +25,10 @@ export function createDashboardClient(baseUrl: string): DashboardClient {
     const response = await fetch(new URL(path, baseUrl), {
       ...init,
       redirect: "manual",
-      headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; ") },
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
     });
     for (const line of response.headers.getSetCookie()) {
       const [pair] = line.split(";");

@@ -1,0 +1,57 @@
+import type { Account, ApiKeySummary } from "../domain/account.ts";
+import { MAX_QUOTA } from "../domain/account.ts";
+import { DomainError, type FieldIssue, validationError } from "../domain/domain-error.ts";
+import type { Mode } from "../domain/tenant.ts";
+import { isTier, TIERS, type Tier } from "../domain/tiers.ts";
+import type { AccountRow, ApiKeyRow } from "../store/schema.ts";
+
+// Checks and row mappers shared by the account use cases.
+
+export function parseTier(value: string, path = "tier"): Tier {
+  if (!isTier(value)) throw invalid([path], `Expected one of: ${TIERS.join(", ")}`);
+  return value;
+}
+
+export function parseKind(value: string): Mode {
+  if (value !== "test" && value !== "prod") throw invalid(["kind"], "Expected one of: test, prod");
+  return value;
+}
+
+export function checkQuota(issues: FieldIssue[], path: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_QUOTA) {
+    issues.push({ path: [path], message: `Must be an integer from 0 to ${MAX_QUOTA}` });
+  }
+}
+
+export function invalid(path: string[], message: string): DomainError {
+  return validationError([{ path, message }]);
+}
+
+export function accountNotFound(id: string): DomainError {
+  return new DomainError("not_found", `Account '${id}' not found`);
+}
+
+export function accountRowToAccount(row: AccountRow): Account {
+  return {
+    accountId: row.id,
+    billingAccountId: row.billing_account_id,
+    name: row.name,
+    tier: parseTier(row.tier),
+    quotaRemaining: row.quota_remaining,
+  };
+}
+
+export function apiKeyRowToSummary(row: ApiKeyRow): ApiKeySummary {
+  return {
+    keyId: row.id,
+    accountId: row.account_id,
+    kind: row.kind,
+    prefix: row.prefix,
+    revoked: row.revoked_at !== null,
+    name: row.name,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+  };
+}

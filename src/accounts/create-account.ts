@@ -1,0 +1,38 @@
+import type { Account } from "../domain/account.ts";
+import { randomBase62 } from "../domain/api-key.ts";
+import { type FieldIssue, validationError } from "../domain/domain-error.ts";
+import { checkText } from "../domain/field-checks.ts";
+import { MAX_ACCOUNT_NAME_LENGTH } from "../domain/limits.ts";
+import { insertAccount, quotaPeriodOf } from "../store/account-repository.ts";
+import { accountRowToAccount, checkQuota, parseTier } from "./account-checks.ts";
+import type { AccountDeps } from "./account-deps.ts";
+
+export interface CreateAccountInput {
+  readonly name: string;
+  /** Defaults to "free". */
+  readonly tier?: string;
+  /** Credits for the current month; defaults to the tier's monthly allowance. */
+  readonly quota?: number;
+}
+
+/** A new account with prefixed ids, so a glance tells an account from a billing account. */
+export async function createAccount(deps: AccountDeps, input: CreateAccountInput): Promise<Account> {
+  const name = input.name.trim();
+  const issues: FieldIssue[] = [];
+  if (name === "") issues.push({ path: ["name"], message: "Required" });
+  checkText(issues, ["name"], name, MAX_ACCOUNT_NAME_LENGTH);
+  if (input.quota !== undefined) checkQuota(issues, "quota", input.quota);
+  if (issues.length > 0) throw validationError(issues);
+  const tier = parseTier(input.tier ?? "free");
+  const now = deps.clock.now();
+  const row = await insertAccount(deps.db, {
+    id: `acct_${randomBase62(16)}`,
+    billing_account_id: `ba_${randomBase62(16)}`,
+    name,
+    tier,
+    quota_remaining: input.quota ?? deps.monthlyQuota[tier],
+    quota_period: quotaPeriodOf(now),
+    created_at: now,
+  });
+  return accountRowToAccount(row);
+}

@@ -1,0 +1,11 @@
+import type { Account } from "../domain/account.ts";
+import { findAccount } from "../store/account-repository.ts";
+import { accountNotFound, accountRowToAccount } from "./account-checks.ts";
+import type { AccountDeps } from "./account-deps.ts";
+
+/** The account, or not_found. */
+export async function getAccount(deps: Pick<AccountDeps, "db">, accountId: string): Promise<Account> {
+  const row = accountId === "" ? undefined : await findAccount(deps.db, accountId);
+  if (row === undefined) throw accountNotFound(accountId);
+  return accountRowToAccount(row);
+}

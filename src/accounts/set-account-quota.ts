@@ -1,0 +1,21 @@
+import type { Account } from "../domain/account.ts";
+import { type FieldIssue, validationError } from "../domain/domain-error.ts";
+import { quotaPeriodOf, updateAccount } from "../store/account-repository.ts";
+import { accountNotFound, accountRowToAccount, checkQuota } from "./account-checks.ts";
+import type { AccountDeps } from "./account-deps.ts";
+
+/** Sets this month's credits; the count belongs to the current period from now on. */
+export async function setAccountQuota(
+  deps: Pick<AccountDeps, "db" | "clock">,
+  input: { readonly accountId: string; readonly quotaRemaining: number },
+): Promise<Account> {
+  const issues: FieldIssue[] = [];
+  checkQuota(issues, "quota_remaining", input.quotaRemaining);
+  if (issues.length > 0) throw validationError(issues);
+  const row = await updateAccount(deps.db, input.accountId, {
+    quota_remaining: input.quotaRemaining,
+    quota_period: quotaPeriodOf(deps.clock.now()),
+  });
+  if (row === undefined) throw accountNotFound(input.accountId);
+  return accountRowToAccount(row);
+}
