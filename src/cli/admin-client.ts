@@ -89,6 +89,7 @@ export function createAdminClient(options: AdminClientOptions) {
       (await call<{ account: Account }>("POST", `${account(accountId)}/tier`, { tier })).account,
     createKey: (accountId: string, kind?: string) =>
       call<CreatedKey>("POST", `${account(accountId)}/keys`, kind === undefined ? {} : { kind }),
+    createSignupInvite: async () => call<{ path: string; expires_at: string }>("POST", "/admin/v1/invites", {}),
     listKeys: async (accountId: string) => (await call<{ keys: ApiKey[] }>("GET", `${account(accountId)}/keys`)).keys,
     revokeKey: (keyId: string) => call<RevokedKey>("POST", `/admin/v1/keys/${encodeURIComponent(keyId)}/revoke`),
   };

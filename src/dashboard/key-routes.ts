@@ -35,8 +35,10 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
       clientAddress: ip,
     });
 
-  const keysPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) =>
-    reply.code(status).view("keys.eta", {
+  const keysPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) => {
+    // This instance's unwritten "last used" times first, so a key just used shows it.
+    await app.meter.flush();
+    return reply.code(status).view("keys.eta", {
       title: "API keys",
       tab: "keys",
       keys: await listOwnedKeys(deps, user.account_id),
@@ -47,6 +49,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
       values: { name: "", kind: "test" },
       ...extra,
     });
+  };
 
   scope.get("/keys", async (request, reply) => {
     const user = signedIn(request, reply);

@@ -9,6 +9,7 @@ import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
 import type { AppContext } from "../context.ts";
+import { createInvite } from "../dashboard-auth/invites.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
@@ -30,6 +31,10 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
     revokeKey: withDomainErrors(async (req) => {
       const key = await revokeKey(deps, req.keyId);
       return { keyId: key.keyId, revoked: key.revoked };
+    }),
+    createSignupInvite: withDomainErrors(async () => {
+      const invite = await createInvite(app, { accountId: null, createdBy: "operator", clientAddress: "" });
+      return { path: `/dashboard/invite/${invite.token}`, expiresAt: invite.expiresAt.toISOString() };
     }),
   };
 }
