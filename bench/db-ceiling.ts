@@ -1,10 +1,10 @@
+import { endCall } from "../src/calls/end-call.ts";
+import { startCall } from "../src/calls/start-call.ts";
+import type { StartCallInput } from "../src/domain/call.ts";
+import { systemClock } from "../src/domain/clock.ts";
 import { DomainError } from "../src/domain/domain-error.ts";
-import { validateEndCall } from "../src/domain/validate-end.ts";
-import { validateStartCall } from "../src/domain/validate-start.ts";
 import type { Charge } from "../src/store/charge.ts";
 import type { Database } from "../src/store/database.ts";
-import { endCall } from "../src/store/end-call.ts";
-import { startCall } from "../src/store/start-call.ts";
 import { type CallDriver, RequestFailure } from "./call-driver.ts";
 import { BENCH_TENANT } from "./population.ts";
 import { BENCH_ALLOWANCE } from "./seed.ts";
@@ -16,7 +16,13 @@ import { BENCH_ALLOWANCE } from "./seed.ts";
 // before the handler, a cached read, is left out).
 
 export function createStoreDriver(database: Database, defaultRegion = "US"): CallDriver {
-  const store = { db: database.db, defaultRegion, inflightAbort: database.inflightAbort };
+  const deps = {
+    db: database.db,
+    clock: systemClock,
+    defaultRegion,
+    sensitiveData: "reject" as const,
+    inflightAbort: database.inflightAbort,
+  };
   const charge = (): Charge => ({
     accountId: BENCH_TENANT.accountId,
     allowance: BENCH_ALLOWANCE,
@@ -26,32 +32,29 @@ export function createStoreDriver(database: Database, defaultRegion = "US"): Cal
   return {
     name: "store",
     async start(call) {
-      const input = validateStartCall({
+      const input: StartCallInput = {
         callId: call.callId,
         identityHints: { ani: call.ani, externalIds: call.crmId === undefined ? {} : { crm_id: call.crmId } },
         lineType: call.mobile ? "mobile" : undefined,
-      });
+      };
       try {
-        return (await startCall(store, BENCH_TENANT, input, { now: new Date(), charge: charge() })).customerRef;
+        return (await startCall(deps, { tenant: BENCH_TENANT, charge: charge() }, input)).customerRef;
       } catch (error) {
         throw asFailure(error);
       }
     },
     async end(call, customerRef) {
-      const command = validateEndCall(
-        {
-          callId: call.callId,
-          customerRef,
-          intent: call.intent,
-          intentStatus: call.intentStatus,
-          variables: call.variables,
-          intentUpdates: [],
-          variableUpdates: {},
-        },
-        "reject",
-      );
+      const input = {
+        callId: call.callId,
+        customerRef,
+        intent: call.intent,
+        intentStatus: call.intentStatus,
+        variables: call.variables,
+        intentUpdates: [],
+        variableUpdates: {},
+      };
       try {
-        await endCall(store, BENCH_TENANT, command, call.idempotencyKey, { now: new Date(), charge: charge() });
+        await endCall(deps, { tenant: BENCH_TENANT, charge: charge() }, input, call.idempotencyKey);
       } catch (error) {
         throw asFailure(error);
       }

@@ -16,14 +16,16 @@ import { body } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
+import { strictInput } from "./strict-input.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 
 /**
  * The Fastify host: REST routes from the proto, plus Connect, gRPC-Web and
  * gRPC (h2c) for the same services, on one port, all through one chain.
  */
-export async function createApp(app: AppContext, interceptors: Interceptor[]): Promise<FastifyInstance> {
+export async function createApp(app: AppContext, guards: Interceptor[]): Promise<FastifyInstance> {
   const { config } = app;
+  const interceptors = [...guards, strictInput()];
   const services: RestService[] = [
     { service: CallerContextService, implementation: createCallerContextService(app) },
     { service: HealthService, implementation: createHealthService(app) },

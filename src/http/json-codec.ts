@@ -130,7 +130,7 @@ function decodeScalar(type: ScalarType, value: unknown, issues: JsonIssue[], pat
 function decodeEnum(desc: DescEnum, value: unknown, issues: JsonIssue[], path: string[]): unknown {
   const number = typeof value === "string" ? enumNumbers(desc).get(value) : undefined;
   if (number === undefined) {
-    return fail(issues, path, `Expected one of: ${[...enumNumbers(desc).keys()].join(", ")}`);
+    return fail(issues, path, `Expected one of: ${enumChoices(desc)}`);
   }
   return number;
 }
@@ -225,6 +225,11 @@ function enumTable(desc: DescEnum) {
 
 function enumNames(desc: DescEnum): Map<number, string> {
   return enumTable(desc).names;
+}
+
+/** The contract's names of an enum's values, as REST reports them when a value is not one of them. */
+export function enumChoices(desc: DescEnum): string {
+  return [...enumNumbers(desc).keys()].join(", ");
 }
 
 function enumNumbers(desc: DescEnum): Map<string, number> {

@@ -1,68 +1,44 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { type CallRequest, callDepsOf } from "../calls/call-deps.ts";
+import { endCall } from "../calls/end-call.ts";
+import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
-import { validateEndCall } from "../domain/validate-end.ts";
-import { validateStartCall } from "../domain/validate-start.ts";
-import { chargeKey, deadlineKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
-import { endCall } from "../store/end-call.ts";
-import type { CallStoreOptions, Operation } from "../store/operation.ts";
-import { startCall } from "../store/start-call.ts";
+import { chargeKey, deadlineKey, principalKey } from "../guards/context-values.ts";
 import { endRequestToInput, endResultToResponse, startRequestToInput, startResultToResponse } from "./call-mapping.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
-/** StartCall and EndCall, shared by REST, Connect and gRPC. */
+/** StartCall and EndCall, shared by REST, Connect and gRPC: proto ⇄ the call use cases. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
-  const store: CallStoreOptions = {
-    db: app.database.db,
-    defaultRegion: app.config.defaultRegion,
-    inflightAbort: app.database.inflightAbort,
-  };
+  const deps = callDepsOf(app);
   return {
-    startCall: withDomainErrors(async (request, context) => {
-      const principal = requirePrincipal(context);
-      const input = validateStartCall(startRequestToInput(request), [...context.values.get(decodeIssuesKey)]);
-      return startResultToResponse(await startCall(store, principal.tenant, input, operationOf(context)));
-    }),
+    startCall: withDomainErrors(async (request, context) =>
+      startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
+    ),
     endCall: withDomainErrors(async (request, context) => {
-      const principal = requirePrincipal(context);
-      const command = validateEndCall(endRequestToInput(request), app.config.sensitiveData, [
-        ...context.values.get(decodeIssuesKey),
-      ]);
       const key = idempotencyKeyOf(context.requestHeader);
-      return endResultToResponse(await endCall(store, principal.tenant, command, key, operationOf(context)));
+      return endResultToResponse(await endCall(deps, callRequestOf(context), endRequestToInput(request), key));
     }),
   };
-
-  function operationOf(context: HandlerContext): Operation {
-    return {
-      now: app.clock.now(),
-      charge: context.values.get(chargeKey),
-      signal: context.signal,
-      deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
-    };
-  }
 }
 
-function requirePrincipal(context: HandlerContext): Principal {
+function callRequestOf(context: HandlerContext): CallRequest {
   const principal = context.values.get(principalKey);
   // The authentication guard runs first for every API-key method; reaching
   // here without a principal means the chain was assembled wrongly.
   if (principal === undefined) throw new DomainError("internal", "No authenticated principal");
-  return principal;
+  return {
+    tenant: principal.tenant,
+    charge: context.values.get(chargeKey),
+    signal: context.signal,
+    deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
+  };
 }
 
 /** Idempotency-Key and X-Idempotency-Key are one header; the first wins when both are sent. */
 function idempotencyKeyOf(headers: Headers): string | undefined {
-  const key = headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
-  if (key === undefined) return undefined;
-  if (key === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new DomainError("invalid_argument", "Validation failed", [
-      { path: ["Idempotency-Key"], message: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` },
-    ]);
-  }
-  return key;
+  return headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
 }
 
 /** The client's own deadline (grpc-timeout, connect-timeout-ms) as epoch ms, if it sent one. */

@@ -22,7 +22,8 @@ export interface EndRecord {
 }
 
 export type EndWrite =
-  | { readonly ended: true; readonly callStart: Date; readonly customerId: string; readonly creditsLeft: number | null }
+  /** `result`: the end's result as JSON text, the same text an Idempotency-Key replays. */
+  | { readonly ended: true; readonly result: string; readonly creditsLeft: number | null }
   /** Nothing was written. `keyTaken`: the call was open, but its Idempotency-Key is held by another request. */
   | { readonly ended: false; readonly keyTaken: boolean };
 
@@ -54,7 +55,7 @@ export async function recordEnd(
   const variables = [...record.variables];
   const customer = sql`closed.customer_id`;
   try {
-    const { rows } = await sql<{ call_start: Date; customer_id: string; credits_left: number | null }>`
+    const { rows } = await sql<{ result: string; credits_left: number | null }>`
       with target as (
         select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
       ),
@@ -66,6 +67,7 @@ export async function recordEnd(
           and (${ref}::uuid is null or exists (select 1 from target))
         returning calls.call_start, calls.customer_id
       ),
+      result as (${endResult(record)}),
       claimed as (${idempotency ? claimKey(tenant, record, idempotency) : sql`select null::text as key where false`}),
       identifiers as (${linkIdentifiers(tenant, customer, record.hints, now, sql`closed`)}),
       dialled as (${linkDialledNumber(customer, record.hints, now, sql`closed`)}),
@@ -113,7 +115,7 @@ export async function recordEnd(
         returning 1
       ),
       charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
-      select closed.call_start, closed.customer_id,
+      select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, sql`true`)} as credits_left,
         ${deadlineColumn(record.deadline)} as deadline_check
@@ -121,17 +123,33 @@ export async function recordEnd(
     `.execute(db, options);
     const row = rows[0];
     if (row === undefined) return { ended: false, keyTaken: false };
-    return { ended: true, callStart: row.call_start, customerId: row.customer_id, creditsLeft: row.credits_left };
+    return { ended: true, result: row.result, creditsLeft: row.credits_left };
   } catch (error) {
     if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true };
     throw error;
   }
 }
 
+/** The body of the CTE `result`: the end's result, built once, for the response and for the key to replay. */
+function endResult(record: EndRecord): RawBuilder<unknown> {
+  const { now } = record;
+  return sql`
+    select json_build_object(
+      'callId', ${record.callId}::text,
+      'customerRef', closed.customer_id,
+      'callStart', closed.call_start,
+      'callEnd', ${now}::timestamptz,
+      'durationSeconds', extract(epoch from ${now}::timestamptz - closed.call_start)::float8,
+      'intentsUpdated', ${record.intents.length}::int,
+      'variablesUpdated', ${record.variables.size}::int
+    )::text as response
+    from closed
+  `;
+}
+
 /**
- * The body of the CTE `claimed`: the key with the response it replays (the
- * end's result, as end-call.ts reads it back). An expired key is claimed
- * afresh; a live one returns no row.
+ * The body of the CTE `claimed`: the key with the result it replays. An
+ * expired key is claimed afresh; a live one returns no row.
  */
 function claimKey(
   tenant: Tenant,
@@ -141,18 +159,9 @@ function claimKey(
   const { now } = record;
   return sql`
     insert into idempotency_keys (account_id, mode, key, request_hash, response, created_at, expires_at)
-    select ${tenant.accountId}, ${tenant.mode}, ${idempotency.key}, ${idempotency.requestHash},
-      json_build_object(
-        'callId', ${record.callId}::text,
-        'customerRef', closed.customer_id,
-        'callStart', closed.call_start,
-        'callEnd', ${now}::timestamptz,
-        'durationSeconds', extract(epoch from ${now}::timestamptz - closed.call_start)::float8,
-        'intentsUpdated', ${record.intents.length}::int,
-        'variablesUpdated', ${record.variables.size}::int
-      )::text,
+    select ${tenant.accountId}, ${tenant.mode}, ${idempotency.key}, ${idempotency.requestHash}, result.response,
       ${now}, ${idempotency.expiresAt}
-    from closed
+    from result
     on conflict (account_id, mode, key) do update set
       request_hash = excluded.request_hash, response = excluded.response,
       created_at = excluded.created_at, expires_at = excluded.expires_at

@@ -1,0 +1,110 @@
+import type { EndCallInput, EndCallResult } from "../domain/call.ts";
+import { normalizeHints } from "../domain/caller-hints.ts";
+import { isCustomerRef } from "../domain/customer-ref.ts";
+import { DomainError, validationError } from "../domain/domain-error.ts";
+import { fingerprintEndCall } from "../domain/idempotency.ts";
+import { IDEMPOTENCY_KEY_LIFETIME_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
+import { validateEndCall } from "../domain/validate-end.ts";
+import { findCallState } from "../store/call-repository.ts";
+import { refusedWithoutCredit, settleCharge } from "../store/charge.ts";
+import { findStoredEnd } from "../store/idempotency-repository.ts";
+import { statementOptions } from "../store/operation.ts";
+import { recordEnd } from "../store/record-end.ts";
+import { withinDeadline } from "../store/refusal.ts";
+import type { CallDeps, CallRequest } from "./call-deps.ts";
+
+/**
+ * The end of a call. Whose context it is: the customer_ref sent at end (the
+ * agent may have identified the caller during the call), else the customer
+ * matched at start. What an Idempotency-Key means: the first successful end
+ * with it is kept with its result for 24 hours; the same request again gets
+ * that result (billed like any call), a different request under the key is
+ * idempotency_mismatch, and only successful ends are kept, so a failed end
+ * may be retried with its key. One statement closes the call, claims the key,
+ * saves what the call produced and bills it; only when it closed nothing does
+ * a second look say why.
+ */
+export async function endCall(
+  deps: CallDeps,
+  request: CallRequest,
+  input: EndCallInput,
+  idempotencyKey?: string,
+): Promise<EndCallResult> {
+  const command = validateEndCall(input, deps.sensitiveData);
+  checkIdempotencyKey(idempotencyKey);
+  const now = deps.clock.now();
+  const { tenant, charge } = request;
+  const statement = statementOptions(deps.inflightAbort, request.signal);
+  const claim =
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          key: idempotencyKey,
+          requestHash: fingerprintEndCall(command),
+          expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS),
+        };
+  const { customerRef } = command;
+
+  let keyTaken = false;
+  // A customer_ref that is not a UUID names no customer: nothing to close.
+  if (customerRef === undefined || isCustomerRef(customerRef)) {
+    const written = await withinDeadline(() =>
+      refusedWithoutCredit(charge, () =>
+        recordEnd(
+          deps.db,
+          tenant,
+          {
+            callId: command.callId,
+            customerRef: customerRef?.toLowerCase(),
+            hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
+            intents: command.intents,
+            variables: command.variables,
+            now,
+            idempotency: claim,
+            charge,
+            deadline: request.deadline,
+          },
+          statement,
+        ),
+      ),
+    );
+    if (written.ended) {
+      settleCharge(charge, written.creditsLeft);
+      return parseEndResult(written.result);
+    }
+    keyTaken = written.keyTaken;
+  }
+
+  if (claim !== undefined) {
+    const stored = await refusedWithoutCredit(charge, () =>
+      findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, charge, statement),
+    );
+    if (stored.kind === "mismatch") {
+      throw new DomainError("idempotency_mismatch", "Idempotency-Key was already used with a different request body");
+    }
+    if (stored.kind === "replay") {
+      settleCharge(charge, stored.creditsLeft);
+      return parseEndResult(stored.response);
+    }
+    // The key was held a moment ago and has just expired: nothing was written, so a retry is safe.
+    if (keyTaken) throw new DomainError("unavailable", "Idempotency-Key changed hands; retry the request");
+  }
+  const call = await findCallState(deps.db, tenant, command.callId);
+  if (call === undefined) throw new DomainError("not_found", `Call '${command.callId}' was never started`);
+  if (call.ended) throw new DomainError("failed_precondition", `Call '${command.callId}' has already ended`);
+  throw new DomainError("not_found", `Customer '${customerRef}' not found`);
+}
+
+function checkIdempotencyKey(key: string | undefined): void {
+  if (key !== undefined && (key === "" || key.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {
+    throw validationError([
+      { path: ["Idempotency-Key"], message: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` },
+    ]);
+  }
+}
+
+/** The result as the end's statement wrote it, for a first end and its replays alike. */
+function parseEndResult(json: string): EndCallResult {
+  const stored = JSON.parse(json);
+  return { ...stored, callStart: new Date(stored.callStart), callEnd: new Date(stored.callEnd) };
+}

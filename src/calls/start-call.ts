@@ -1,0 +1,91 @@
+import { randomUUID } from "node:crypto";
+import type { StartCallInput, StartCallResult } from "../domain/call.ts";
+import { type NormalizedHints, normalizeHints } from "../domain/caller-hints.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { type Candidate, chooseCandidate, isRecent, type Match } from "../domain/identity-match.ts";
+import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
+import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS } from "../domain/limits.ts";
+import { validateStartCall } from "../domain/validate-start.ts";
+import { findCandidates } from "../store/candidate-query.ts";
+import { refusedWithoutCredit, settleCharge } from "../store/charge.ts";
+import { statementOptions } from "../store/operation.ts";
+import { recordStart } from "../store/record-start.ts";
+import { withinDeadline } from "../store/refusal.ts";
+import type { CallDeps, CallRequest } from "./call-deps.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The start of a call. Who the caller is: the customers the hints point at
+ * are scored and the best one chosen, or the caller is a new customer. What
+ * is shared: the chosen customer's open intents and live variables, unless
+ * the recommendation is "ignore" (treat as a new caller, so the context stays
+ * private). A call_id in use (and started less than 30 days ago) is
+ * already_exists. Two statements: the candidates, then one write that
+ * records and bills the call and commits on its own.
+ */
+export async function startCall(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
+  validateStartCall(input);
+  const now = deps.clock.now();
+  const { tenant, charge } = request;
+  const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion);
+  const statement = statementOptions(deps.inflightAbort, request.signal);
+  const matchableSince = new Date(now.getTime() - CONTEXT_RETENTION_DAYS * DAY_MS);
+  const facts = await findCandidates(deps.db, tenant, hints, matchableSince, statement);
+  const match = chooseCandidate(facts.map((fact) => toCandidate(fact, hints, now)));
+  const identity = match?.identity ?? scoreIdentity(NO_MATCH);
+  const customerId = match?.customerId ?? randomUUID();
+  const written = await withinDeadline(() =>
+    refusedWithoutCredit(charge, () =>
+      recordStart(
+        deps.db,
+        tenant,
+        {
+          callId: input.callId,
+          customerId,
+          newCustomer: match === undefined,
+          hints,
+          now,
+          reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
+          readContext: shareContext(match),
+          charge,
+          deadline: request.deadline,
+        },
+        statement,
+      ),
+    ),
+  );
+  if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
+  settleCharge(charge, written.creditsLeft);
+  return {
+    callId: input.callId,
+    customerRef: customerId,
+    callStart: now,
+    identity,
+    openIntents: written.openIntents,
+    variables: written.variables,
+  };
+}
+
+function shareContext(match: Match | undefined): boolean {
+  return match !== undefined && match.identity.recommendation !== "ignore";
+}
+
+function toCandidate(
+  fact: Awaited<ReturnType<typeof findCandidates>>[number],
+  hints: NormalizedHints,
+  now: Date,
+): Candidate {
+  return {
+    customerId: fact.customerId,
+    lastCallAt: fact.lastCallAt,
+    signals: {
+      ani: fact.aniMatch ? hints.aniKind : undefined,
+      externalId: fact.externalIdMatch,
+      customerRef: fact.customerRefMatch,
+      recentCall: isRecent(fact.lastCallAt, now),
+      openIntent: fact.hasOpenIntent,
+      dnis: fact.calledDnis,
+    },
+  };
+}
