@@ -6,9 +6,12 @@ import { type Kysely, sql } from "kysely";
 // old secret of a rolled key) and when they were last used.
 
 const statements = [
-  sql`alter table api_keys add column name text not null default ''`,
-  sql`alter table api_keys add column expires_at timestamptz`,
-  sql`alter table api_keys add column last_used_at timestamptz`,
+  sql`
+    alter table api_keys
+      add column name text not null default '',
+      add column expires_at timestamptz,
+      add column last_used_at timestamptz
+  `,
   sql`
     create table users (
       id text primary key,
@@ -29,7 +32,6 @@ const statements = [
     )
   `,
   sql`create index sessions_user_id on sessions (user_id)`,
-  sql`create index sessions_expires_at on sessions (expires_at)`,
   sql`
     create table invites (
       token_hash text primary key,

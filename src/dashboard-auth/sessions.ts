@@ -1,7 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../store/database.ts";
 import type { UserRow } from "../store/schema.ts";
-import { deleteSession, deleteSessionsOfUser, findSessionUser, insertSession } from "../store/session-repository.ts";
+import {
+  deleteExpiredSessionsOfUser,
+  deleteSession,
+  deleteSessionsOfUser,
+  findSessionUser,
+  insertSession,
+} from "../store/session-repository.ts";
 
 // Server-side sessions: the cookie holds 256 random bits, the table only
 // their SHA-256, so ending a session (or all of a user's) takes effect at
@@ -14,6 +20,8 @@ function tokenHash(token: string): string {
 }
 
 export async function openSession(db: Db, userId: string, now: Date, ttlMs: number): Promise<string> {
+  // A user's expired sessions go when they sign in again, so the table keeps few stale rows.
+  await deleteExpiredSessionsOfUser(db, userId, now);
   const token = randomBytes(32).toString("base64url");
   await insertSession(db, {
     token_hash: tokenHash(token),

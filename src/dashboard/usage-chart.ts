@@ -4,11 +4,11 @@ import type { UsageDay } from "../usage/account-usage.ts";
 // production bar side by side, and a red mark above days with refused calls.
 // Only numbers and dates we produce go into it.
 
-const WIDTH = 900;
 const HEIGHT = 240;
 const PAD = { top: 24, right: 12, bottom: 28, left: 44 };
 
-export function usageChartSvg(days: readonly UsageDay[]): string {
+/** Drawn at 900 units wide for desktops and 380 for phones, where the page shows the other one. */
+export function usageChartSvg(days: readonly UsageDay[], WIDTH = 900): string {
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const max = niceMax(Math.max(1, ...days.map((d) => Math.max(d.test, d.prod))));
@@ -33,13 +33,14 @@ export function usageChartSvg(days: readonly UsageDay[]): string {
         `<circle class="refused" cx="${cx}" cy="${PAD.top - 10}" r="4"><title>${d.day}: ${d.refusedQuota} refused for quota (402), ${d.refusedRate} for rate (429)</title></circle>`,
       );
     }
-    if (i % 5 === 0 || i === days.length - 1) {
+    const every = WIDTH < 600 ? 7 : 5;
+    if ((days.length - 1 - i) % every === 0) {
       parts.push(
         `<text class="axis" x="${PAD.left + i * slot + slot / 2}" y="${HEIGHT - 8}" text-anchor="middle">${d.day.slice(5)}</text>`,
       );
     }
   });
-  return `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Billed calls per day, last 30 days">${parts.join("")}</svg>`;
+  return `<svg class="chart ${WIDTH < 600 ? "narrow" : "wide"}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Billed calls per day, last 30 days">${parts.join("")}</svg>`;
 }
 
 function bar(kind: string, x: number, y: number, w: number, h: number, label: string): string {

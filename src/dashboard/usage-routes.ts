@@ -20,7 +20,7 @@ export function registerUsageRoutes(scope: FastifyInstance, app: AppContext): vo
       usage,
       totals,
       refusedDays,
-      chart: usageChartSvg(usage.days),
+      chart: usageChartSvg(usage.days) + usageChartSvg(usage.days, 380),
     });
   });
 }

@@ -29,6 +29,6 @@ export async function deleteSessionsOfUser(db: Db, userId: string): Promise<numb
   return Number(result.numDeletedRows);
 }
 
-export async function deleteExpiredSessions(db: Db, now: Date): Promise<void> {
-  await db.deleteFrom("sessions").where("expires_at", "<=", now).execute();
+export async function deleteExpiredSessionsOfUser(db: Db, userId: string, now: Date): Promise<void> {
+  await db.deleteFrom("sessions").where("user_id", "=", userId).where("expires_at", "<=", now).execute();
 }

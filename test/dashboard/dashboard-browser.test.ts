@@ -58,7 +58,7 @@ describe("dashboard in a browser", () => {
     const stats = page.locator(".stats");
     expect(await stats.textContent()).toContain("99");
     expect(await page.locator(".legend").textContent()).toMatch(/Test\s*1/);
-    expect(await page.locator("svg.chart rect.test").count()).toBe(1);
+    expect(await page.locator("svg.chart.wide rect.test").count()).toBe(1);
     await browser.screenshot("usage");
 
     // A production key, rolled with a one-hour grace: both secrets answer.
