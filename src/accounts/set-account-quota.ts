@@ -7,11 +7,12 @@ import type { AccountDeps } from "./account-deps.ts";
 /** Sets this month's credits; the count belongs to the current period from now on. */
 export async function setAccountQuota(
   deps: Pick<AccountDeps, "db" | "clock">,
-  input: { readonly accountId: string; readonly quotaRemaining: number },
+  input: { readonly accountId: string; readonly quotaRemaining: number | undefined },
 ): Promise<Account> {
   const issues: FieldIssue[] = [];
-  checkQuota(issues, "quota_remaining", input.quotaRemaining);
-  if (issues.length > 0) throw validationError(issues);
+  if (input.quotaRemaining === undefined) issues.push({ path: ["quota_remaining"], message: "Required" });
+  else checkQuota(issues, "quota_remaining", input.quotaRemaining);
+  if (input.quotaRemaining === undefined || issues.length > 0) throw validationError(issues);
   const row = await updateAccount(deps.db, input.accountId, {
     quota_remaining: input.quotaRemaining,
     quota_period: quotaPeriodOf(deps.clock.now()),

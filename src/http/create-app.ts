@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type http from "node:http";
-import { createContextValues, type Interceptor } from "@connectrpc/connect";
+import type { Interceptor } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
@@ -8,16 +7,20 @@ import { CallerContextService } from "../../gen/callercontext/v1/caller_context_
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
-import { peerAddressKey } from "../guards/context-values.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createHealthService } from "../rpc/health-service.ts";
+import { accessLog } from "./access-log.ts";
+import { withRequestScope } from "./connect-handler-scope.ts";
 import { body } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
+import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
+import { openRequest, recordOutcome, requestIdOf, scopeOf } from "./request-pipeline.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
 import { strictInput } from "./strict-input.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
+import { answerUnrouted } from "./unrouted.ts";
 
 /**
  * The Fastify host: REST routes from the proto, plus Connect, gRPC-Web and
@@ -25,7 +28,9 @@ import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
  */
 export async function createApp(app: AppContext, guards: Interceptor[]): Promise<FastifyInstance> {
   const { config } = app;
-  const interceptors = [...guards, strictInput()];
+  const interceptors = [recordOutcome(), ...guards, strictInput()];
+  const observers = createRequestObservers((error) => app.log.error({ err: error }, "request observer failed"));
+  observers.add(accessLog(app.log));
   const services: RestService[] = [
     { service: CallerContextService, implementation: createCallerContextService(app) },
     { service: HealthService, implementation: createHealthService(app) },
@@ -33,7 +38,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   ];
   // The REST body limit holds for every protocol, before and after decompression.
   const readMaxBytes = config.bodyLimitBytes;
-  const grpcUnary = createGrpcUnaryHandler(services, interceptors, { readMaxBytes, log: app.log });
+  const grpcUnary = createGrpcUnaryHandler(services, interceptors, { readMaxBytes, log: app.log, observers });
   const fastify = Fastify({
     loggerInstance: app.log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -41,10 +46,10 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
     // While closing, requests that still arrive on open connections are served
     // (within the shutdown grace) rather than refused with a bare 503.
     return503OnClosing: false,
-    requestIdHeader: "x-request-id",
+    requestIdHeader: false,
+    genReqId: (req) => requestIdOf(req.headers["x-request-id"]),
     // Whether X-Forwarded-For/-Proto are believed: the dashboard's client address and Secure cookies depend on it.
     trustProxy: config.trustProxy,
-    genReqId: () => randomUUID(),
     serverFactory: (handler) =>
       createOnePortServer(handler, {
         firstByteTimeoutMs: 10_000,
@@ -57,18 +62,10 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
       }) as unknown as http.Server,
   }) as unknown as FastifyInstance;
 
-  // One line per request, with its id; never a header value or a body.
-  fastify.addHook("onResponse", async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        // The path only: a client may put a secret in the query string.
-        url: request.url.split("?")[0],
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-      },
-      "request",
-    );
+  attachRequestObservers(fastify, observers);
+  fastify.addHook("onRequest", (request, reply, done) => {
+    openRequest(observers, request.raw, reply.raw, { requestId: request.id, peer: request.ip });
+    done();
   });
   fastify.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -79,19 +76,23 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
     );
     return reply.code(status).send(errorBody);
   });
-  fastify.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(body(404, `No route for ${request.method} ${request.url.split("?")[0]}`).body),
-  );
+  fastify.setNotFoundHandler(answerUnrouted);
 
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
   await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
     readMaxBytes,
-    contextValues: (request) => createContextValues().set(peerAddressKey, request.ip),
+    // Strict like the REST host: a misspelt field is refused, not silently dropped.
+    jsonOptions: { ignoreUnknownFields: false },
+    contextValues: (request) => scopeOf(request.raw).values,
     routes(router) {
       for (const { service, implementation } of services) router.service(service, implementation as never);
-      router.handlers.splice(0, router.handlers.length, ...router.handlers.map(withUnreadableAsInvalidArgument));
+      router.handlers.splice(
+        0,
+        router.handlers.length,
+        ...router.handlers.map((handler) => withRequestScope(withUnreadableAsInvalidArgument(handler))),
+      );
     },
   });
   return fastify;

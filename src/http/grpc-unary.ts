@@ -1,20 +1,14 @@
-import { randomUUID } from "node:crypto";
 import type http2 from "node:http2";
 import { type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  Code,
-  ConnectError,
-  createContextValues,
-  createHandlerContext,
-  createServiceImplSpec,
-  type Interceptor,
-} from "@connectrpc/connect";
+import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type Interceptor } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
-import { peerAddressKey } from "../guards/context-values.ts";
+import { codeName } from "./code-names.ts";
 import { toConnectError } from "./error-response.ts";
 import { headerObject, headersFrom } from "./header-conversion.ts";
+import type { RequestObservers } from "./request-observers.ts";
+import { openRequest, requestIdOf } from "./request-pipeline.ts";
 import type { RestService } from "./rest-adapter.ts";
 
 // Unary gRPC calls with uncompressed messages, served straight from the h2c
@@ -35,6 +29,7 @@ export interface GrpcUnaryOptions {
   /** The largest message accepted, as for every other protocol. */
   readonly readMaxBytes: number;
   readonly log: FastifyBaseLogger;
+  readonly observers: RequestObservers;
 }
 
 /** Handles the request and returns true when it is one of ours; returns false otherwise. */
@@ -84,13 +79,13 @@ async function serve(
   req: http2.Http2ServerRequest,
   res: http2.Http2ServerResponse,
 ): Promise<void> {
-  const began = performance.now();
-  const requestHeader = headersFrom(req.headers);
-  const reqId = requestHeader.get("x-request-id") ?? randomUUID();
-  const abort = new AbortController();
-  res.once("close", () => {
-    if (!res.writableFinished) abort.abort();
+  const scope = openRequest(options.observers, req, res, {
+    requestId: requestIdOf(req.headers["x-request-id"]),
+    peer: req.socket?.remoteAddress ?? "unknown",
   });
+  scope.service = route.method.parent.typeName;
+  scope.method = route.method.name;
+  const requestHeader = headersFrom(req.headers);
   const timeout = parseTimeout(requestHeader.get("grpc-timeout"), Number.MAX_SAFE_INTEGER);
   const context = createHandlerContext({
     service: route.method.parent,
@@ -99,9 +94,9 @@ async function serve(
     requestMethod: "POST",
     url: req.url,
     timeoutMs: timeout.timeoutMs,
-    requestSignal: abort.signal,
+    requestSignal: scope.signal,
     requestHeader,
-    contextValues: createContextValues().set(peerAddressKey, req.socket?.remoteAddress ?? "unknown"),
+    contextValues: scope.values,
   });
   let reply: Uint8Array | undefined;
   let failure: ConnectError | undefined;
@@ -113,10 +108,14 @@ async function serve(
     reply = frame(toBinary(route.method.output, output as never));
   } catch (thrown) {
     failure = toConnectError(thrown);
-    if (failure.cause !== undefined) options.log.error({ err: failure.cause, reqId }, "request failed");
+    if (failure.cause !== undefined) {
+      options.log.error({ err: failure.cause, reqId: scope.requestId }, "request failed");
+    }
   } finally {
     context.abort(CALL_FINISHED);
   }
+  // Also for calls refused before the interceptors (an unreadable message): the client gets this code.
+  scope.code = codeName(failure?.code ?? 0);
   if (res.destroyed) return;
   res.writeHead(200, { ...headerObject(context.responseHeader), "content-type": CONTENT_TYPE });
   const trailer = setTrailerStatus(context.responseTrailer, failure);
@@ -125,8 +124,6 @@ async function serve(
   else res.end(reply);
   // A refused request may still be sending its body: it is not read any further.
   req.resume();
-  const ms = Math.round((performance.now() - began) * 10) / 10;
-  options.log.info({ reqId, method: "POST", url: req.url, status: 200, ms }, "request");
 }
 
 /** The one length-prefixed message of a unary request. */

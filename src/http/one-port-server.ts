@@ -61,6 +61,14 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortSer
   // Fastify answers requests Node could not parse (headers too large, a bad
   // request line, a timeout) with a JSON error, listening on the server it was given.
   http1.on("clientError", (error, socket) => outer.emit("clientError", error, socket));
+  // Node drops a CONNECT request unless this event has a listener: it goes to the handler like any other method.
+  http1.on("connect", (req: http.IncomingMessage, socket: net.Socket) => {
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.once("finish", () => socket.end());
+    handler(req, res);
+  });
 
   let closing = false;
   const closeIdle = () => {

@@ -1,7 +1,6 @@
 import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import { getOption, hasOption } from "@bufbuild/protobuf";
 import {
-  createContextValues,
   createHandlerContext,
   createServiceImplSpec,
   type Interceptor,
@@ -10,10 +9,11 @@ import {
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
-import { decodeIssuesKey, peerAddressKey, restStatusKey } from "../guards/context-values.ts";
+import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
 import { connectErrorToHttp, toConnectError } from "./error-response.ts";
 import { headerObject, headersFrom } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
+import { scopeOf } from "./request-pipeline.ts";
 
 // The generic REST adapter. Every RPC that declares a route in the proto
 // (option (callercontext.v1.route)) becomes a JSON endpoint here, invoking the
@@ -54,7 +54,7 @@ export function registerRestRoutes(
       app.route({
         method: httpMethod as "GET" | "POST",
         url: path.replace(/\{(\w+)\}/g, ":$1"),
-        handler: (request, reply) => handle(spec, method as DescMethodUnary, interceptors, request, reply),
+        handler: (request, reply) => handle(spec, method as DescMethodUnary, path, interceptors, request, reply),
       });
     }
   }
@@ -63,10 +63,16 @@ export function registerRestRoutes(
 async function handle(
   spec: ServiceImplSpec,
   method: DescMethodUnary,
+  route: string,
   interceptors: Interceptor[],
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  const scope = scopeOf(request.raw);
+  scope.protocol = "rest";
+  scope.service = spec.service.typeName;
+  scope.method = method.name;
+  scope.route = route;
   const issues: JsonIssue[] = [];
   const body = request.body as ParsedBody | undefined;
   let json: unknown;
@@ -80,21 +86,25 @@ async function handle(
     json = undefined;
   }
   const params = request.params as Record<string, string>;
-  const message = decodeMessage(method.input, { ...(json as object), ...params }, issues);
+  const fields: Record<string, unknown> = { ...(json as object) };
+  for (const name of Object.keys(params)) {
+    // The path names the resource; a body naming it too would be one of two answers.
+    if (Object.hasOwn(fields, name))
+      issues.push({ path: [name], message: "Given by the path; not allowed in the body" });
+    fields[name] = params[name];
+  }
+  const message = decodeMessage(method.input, fields, issues);
 
-  const abort = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) abort.abort();
-  });
   const context = createHandlerContext({
     service: spec.service,
     method,
     protocolName: "rest",
     requestMethod: request.method,
     url: request.url,
-    requestSignal: abort.signal,
+    requestSignal: scope.signal,
     requestHeader: headersFrom(request.headers),
-    contextValues: createContextValues().set(decodeIssuesKey, issues).set(peerAddressKey, request.ip),
+    // Refused, with the body's other problems, after the guards and before the implementation (strict-input.ts).
+    contextValues: scope.values.set(decodeIssuesKey, issues),
   });
   const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
   try {

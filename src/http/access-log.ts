@@ -1,0 +1,28 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { RequestObserver } from "./request-observers.ts";
+
+/**
+ * One line per request, with its id: protocol, route or RPC, status, the
+ * Connect/gRPC code, duration and key id. Never a header value, a query
+ * string or a body: a client may put a secret in any of them.
+ */
+export function accessLog(log: FastifyBaseLogger): RequestObserver {
+  return (record) => {
+    log.info(
+      {
+        reqId: record.requestId,
+        protocol: record.protocol,
+        method: record.httpMethod,
+        url: record.path,
+        rpc: record.method === undefined ? undefined : `${record.service}/${record.method}`,
+        route: record.route,
+        status: record.httpStatus,
+        code: record.code,
+        ms: Math.round(record.durationMs * 10) / 10,
+        keyId: record.keyId,
+        peer: record.peer,
+      },
+      "request",
+    );
+  };
+}

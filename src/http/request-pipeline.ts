@@ -1,0 +1,140 @@
+import { randomUUID } from "node:crypto";
+import type http from "node:http";
+import type http2 from "node:http2";
+import {
+  Code,
+  ConnectError,
+  type ContextValues,
+  createContextKey,
+  createContextValues,
+  type Interceptor,
+} from "@connectrpc/connect";
+import { peerAddressKey, principalKey } from "../guards/context-values.ts";
+import { codeName, OK } from "./code-names.ts";
+import type { Protocol, RequestObservers } from "./request-observers.ts";
+
+// What every request gets on arrival, whatever its protocol: an id (an
+// incoming x-request-id is kept), the client's address, a signal aborted
+// when the client goes away, the context values the interceptors share; and
+// one report when it is done. REST, Connect and both gRPC paths open their
+// requests here.
+
+export interface RequestScope {
+  readonly requestId: string;
+  protocol: Protocol;
+  readonly httpMethod: string;
+  readonly path: string;
+  readonly peer: string;
+  /** Aborted when the client goes away before its answer was sent. */
+  readonly signal: AbortSignal;
+  readonly values: ContextValues;
+  service?: string;
+  method?: string;
+  route?: string;
+  code?: string;
+}
+
+/** The request's scope, for the interceptors and the handlers that have only the context values. */
+export const requestScopeKey = createContextKey<RequestScope | undefined>(undefined, {
+  description: "the request as the host opened it",
+});
+
+type RawRequest = http.IncomingMessage | http2.Http2ServerRequest;
+type RawResponse = http.ServerResponse | http2.Http2ServerResponse;
+
+const MAX_REQUEST_ID_LENGTH = 128;
+/** Visible ASCII only: the id is logged and may be echoed by proxies. */
+const REQUEST_ID = /^[\x21-\x7e]+$/;
+/** The status an access log gives a request its client abandoned (nginx's convention). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+const scopes = new WeakMap<RawRequest, RequestScope>();
+
+/** The scope openRequest gave this request. */
+export function scopeOf(req: RawRequest): RequestScope {
+  const scope = scopes.get(req);
+  if (scope === undefined) throw new Error("request not opened");
+  return scope;
+}
+
+/** The client's x-request-id when it is a sensible one; a fresh UUID otherwise. */
+export function requestIdOf(header: string | string[] | undefined): string {
+  const id = Array.isArray(header) ? header[0] : header;
+  return id !== undefined && id.length <= MAX_REQUEST_ID_LENGTH && REQUEST_ID.test(id) ? id : randomUUID();
+}
+
+/**
+ * Opens a request: its scope lives until the response closes, and then the
+ * request is reported to the observers, exactly once.
+ */
+export function openRequest(
+  observers: RequestObservers,
+  req: RawRequest,
+  res: RawResponse,
+  init: { readonly requestId: string; readonly peer: string },
+): RequestScope {
+  const began = performance.now();
+  const abort = new AbortController();
+  const url = req.url ?? "/";
+  const query = url.indexOf("?");
+  const values = createContextValues().set(peerAddressKey, init.peer);
+  const scope: RequestScope = {
+    requestId: init.requestId,
+    protocol: protocolOf(req.headers["content-type"]),
+    httpMethod: req.method ?? "GET",
+    path: query < 0 ? url : url.slice(0, query),
+    peer: init.peer,
+    signal: abort.signal,
+    values,
+  };
+  values.set(requestScopeKey, scope);
+  scopes.set(req, scope);
+  (res as http.ServerResponse).once("close", () => {
+    const answered = res.writableEnded;
+    if (!answered) abort.abort(new ConnectError("the client went away", Code.Canceled));
+    const principal = values.get(principalKey);
+    observers.notify({
+      requestId: scope.requestId,
+      protocol: scope.protocol,
+      httpMethod: scope.httpMethod,
+      path: scope.path,
+      service: scope.service,
+      method: scope.method,
+      route: scope.route,
+      httpStatus: answered ? res.statusCode : CLIENT_CLOSED_REQUEST,
+      code: answered ? scope.code : codeName(Code.Canceled),
+      durationMs: performance.now() - began,
+      keyId: principal?.keyId,
+      tier: principal?.tier,
+      peer: scope.peer,
+    });
+  });
+  return scope;
+}
+
+/** The protocol a request's content type speaks; REST and Connect are told apart by their routes. */
+function protocolOf(contentType: string | undefined): Protocol {
+  if (contentType === undefined) return "http";
+  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
+  if (contentType.startsWith("application/grpc")) return "grpc";
+  if (contentType.startsWith("application/connect")) return "connect";
+  return "http";
+}
+
+/**
+ * The outermost interceptor: notes the outcome of every call that reaches
+ * the chain, as the code its client receives.
+ */
+export function recordOutcome(): Interceptor {
+  return (next) => async (req) => {
+    const scope = req.contextValues.get(requestScopeKey);
+    try {
+      const response = await next(req);
+      if (scope !== undefined) scope.code = OK;
+      return response;
+    } catch (error) {
+      if (scope !== undefined) scope.code = codeName(ConnectError.from(error).code);
+      throw error;
+    }
+  };
+}

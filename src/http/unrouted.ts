@@ -1,0 +1,46 @@
+import type http2 from "node:http2";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { codeName } from "./code-names.ts";
+import { body } from "./error-response.ts";
+import { scopeOf } from "./request-pipeline.ts";
+
+// Requests no route takes, answered in the caller's own protocol: a gRPC
+// client gets status UNIMPLEMENTED (its library cannot read a JSON 404), a
+// method the host serves nowhere (CONNECT, TRACE, PUT…) gets 405, anything
+// else the JSON 404.
+
+const SERVED_METHODS = ["GET", "HEAD", "POST"];
+const GRPC_UNIMPLEMENTED = 12;
+
+export function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split("?")[0];
+  const contentType = request.headers["content-type"] ?? "";
+  if (contentType.startsWith("application/grpc")) {
+    scopeOf(request.raw).code = codeName(GRPC_UNIMPLEMENTED);
+    const status = {
+      "grpc-status": String(GRPC_UNIMPLEMENTED),
+      "grpc-message": encodeURIComponent(`Method not found: ${path}`),
+    };
+    if (contentType.startsWith("application/grpc-web")) {
+      // gRPC-Web reads a status sent with the headers (a trailers-only response).
+      return reply
+        .code(200)
+        .headers({ "content-type": "application/grpc-web+proto", ...status })
+        .send();
+    }
+    // gRPC clients read the status from the trailers: written on the HTTP/2 stream directly.
+    reply.hijack();
+    const raw = reply.raw as unknown as http2.Http2ServerResponse;
+    raw.writeHead(200, { "content-type": "application/grpc" });
+    raw.addTrailers(status);
+    raw.end();
+    return;
+  }
+  if (!SERVED_METHODS.includes(request.method)) {
+    return reply
+      .code(405)
+      .header("allow", SERVED_METHODS.join(", "))
+      .send(body(405, `Method ${request.method} is not allowed`).body);
+  }
+  return reply.code(404).send(body(404, `No route for ${request.method} ${path}`).body);
+}
