@@ -1,20 +1,23 @@
+import type { Account } from "../../gen/callercontext/v1/admin_pb.ts";
 import { TIERS } from "../domain/tiers.ts";
-import type { Account } from "./admin-client.ts";
 import { parseChoice, parseCount, requireOption } from "./arguments.ts";
 import type { Command, CommandResult } from "./command.ts";
 import { formatAccount } from "./output.ts";
 
-const accountResult = (account: Account): CommandResult => ({
-  // Exactly the contract's fields, whatever else a newer server might add.
-  json: {
-    account_id: account.account_id,
-    billing_account_id: account.billing_account_id,
-    name: account.name,
-    tier: account.tier,
-    quota_remaining: account.quota_remaining,
-  },
-  text: formatAccount(account),
-});
+const accountResult = (account: Account | undefined): CommandResult => {
+  if (account === undefined) throw new Error("the server answered without an account");
+  return {
+    // The REST contract's names for the fields of the proto's Account.
+    json: {
+      account_id: account.accountId,
+      billing_account_id: account.billingAccountId,
+      name: account.name,
+      tier: account.tier,
+      quota_remaining: account.quotaRemaining,
+    },
+    text: formatAccount(account),
+  };
+};
 
 export const accountCommands: readonly Command[] = [
   {
@@ -27,7 +30,7 @@ export const accountCommands: readonly Command[] = [
       const name = requireOption(options, "name");
       const tier = options.tier === undefined ? undefined : parseChoice(options.tier, "--tier", TIERS);
       const quota = options.quota === undefined ? undefined : parseCount(options.quota, "--quota");
-      return accountResult(await admin().createAccount({ name, tier, quota }));
+      return accountResult((await admin().createAccount({ name, tier, quota })).account);
     },
   },
   {
@@ -36,11 +39,11 @@ export const accountCommands: readonly Command[] = [
     options: {},
     summary: "create a one-time dashboard sign-up link (for SIGNUP=invite)",
     async run({ admin, env }) {
-      const invite = await admin().createSignupInvite();
+      const invite = await admin().createSignupInvite({});
       const url = new URL(invite.path, env.CALLER_CONTEXT_URL || "http://127.0.0.1:8080").toString();
       return {
-        json: { url, expires_at: invite.expires_at },
-        text: `Sign-up link (works once, until ${invite.expires_at}):\n${url}`,
+        json: { url, expires_at: invite.expiresAt },
+        text: `Sign-up link (works once, until ${invite.expiresAt}):\n${url}`,
       };
     },
   },
@@ -49,7 +52,7 @@ export const accountCommands: readonly Command[] = [
     args: ["ACCOUNT_ID"],
     options: {},
     summary: "show an account",
-    run: async ({ args, admin }) => accountResult(await admin().getAccount(args[0]!)),
+    run: async ({ args, admin }) => accountResult((await admin().getAccount({ accountId: args[0]! })).account),
   },
   {
     name: "accounts set-quota",
@@ -58,7 +61,7 @@ export const accountCommands: readonly Command[] = [
     summary: "set the credits remaining this month",
     async run({ args, admin }) {
       const quota = parseCount(args[1]!, "N");
-      return accountResult(await admin().setQuota(args[0]!, quota));
+      return accountResult((await admin().setAccountQuota({ accountId: args[0]!, quotaRemaining: quota })).account);
     },
   },
   {
@@ -68,7 +71,7 @@ export const accountCommands: readonly Command[] = [
     summary: `change the tier (${TIERS.join(", ")})`,
     async run({ args, admin }) {
       const tier = parseChoice(args[1]!, "TIER", TIERS);
-      return accountResult(await admin().setTier(args[0]!, tier));
+      return accountResult((await admin().setAccountTier({ accountId: args[0]!, tier })).account);
     },
   },
 ];

@@ -1,33 +1,12 @@
-// The admin REST API as the CLI uses it. Shapes are the wire's snake_case JSON,
-// so what `--json` prints is what the server said.
+import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
+import { ValidationFailureSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 
-export interface Account {
-  readonly account_id: string;
-  readonly billing_account_id: string;
-  readonly name: string;
-  readonly tier: string;
-  readonly quota_remaining: number;
-}
+// The admin API as the CLI uses it: a Connect client generated from
+// admin.proto, so the proto stays the one contract between them.
 
-export interface CreatedKey {
-  readonly key_id: string;
-  readonly api_key: string;
-  readonly kind: string;
-  readonly account_id: string;
-}
-
-export interface ApiKey {
-  readonly key_id: string;
-  readonly account_id: string;
-  readonly kind: string;
-  readonly prefix: string;
-  readonly revoked: boolean;
-}
-
-export interface RevokedKey {
-  readonly key_id: string;
-  readonly revoked: boolean;
-}
+export type AdminClient = Client<typeof AdminService>;
 
 export interface AdminClientOptions {
   readonly baseUrl: string;
@@ -35,101 +14,66 @@ export interface AdminClientOptions {
   readonly timeoutMs?: number;
 }
 
-/** The server answered with an error status, or could not be reached at all. */
-export class AdminApiError extends Error {
-  readonly status: number | undefined;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = "AdminApiError";
-    this.status = status;
-  }
-}
-
-export type AdminClient = ReturnType<typeof createAdminClient>;
-
-export function createAdminClient(options: AdminClientOptions) {
-  const timeoutMs = options.timeoutMs ?? 30_000;
-
-  async function call<T>(method: "GET" | "POST", path: string, body?: object): Promise<T> {
-    const url = new URL(path, options.baseUrl);
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, accept: "application/json" };
-    // The REST adapter decodes every POST body as JSON, so even an empty one is `{}`.
-    if (method === "POST") headers["content-type"] = "application/json";
-    let response: Response;
+export function createAdminClient(options: AdminClientOptions): AdminClient {
+  const origin = new URL(options.baseUrl).origin;
+  const authorize: Interceptor = (next) => async (req) => {
+    req.header.set("authorization", `Bearer ${options.token}`);
     try {
-      response = await fetch(url, {
-        method,
-        headers,
-        body: method === "POST" ? JSON.stringify(body ?? {}) : undefined,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      return await next(req);
     } catch (error) {
-      throw new AdminApiError(`cannot reach ${url.origin}: ${networkReason(error)}`);
+      throw describe(error, origin);
     }
-    const text = await response.text();
-    const json = parseJson(text);
-    if (!response.ok) throw new AdminApiError(`${errorReason(json, response)} (${response.status})`, response.status);
-    if (json === undefined) throw new AdminApiError(`unexpected non-JSON response (${response.status})`);
-    return json as T;
-  }
-
-  const account = (id: string) => `/admin/v1/accounts/${encodeURIComponent(id)}`;
-
-  return {
-    createAccount: async (input: { name: string; tier?: string; quota?: number }) =>
-      (await call<{ account: Account }>("POST", "/admin/v1/accounts", input)).account,
-    getAccount: async (accountId: string) => (await call<{ account: Account }>("GET", account(accountId))).account,
-    setQuota: async (accountId: string, quotaRemaining: number) =>
-      (
-        await call<{ account: Account }>("POST", `${account(accountId)}/quota`, {
-          quota_remaining: quotaRemaining,
-        })
-      ).account,
-    setTier: async (accountId: string, tier: string) =>
-      (await call<{ account: Account }>("POST", `${account(accountId)}/tier`, { tier })).account,
-    createKey: (accountId: string, kind?: string) =>
-      call<CreatedKey>("POST", `${account(accountId)}/keys`, kind === undefined ? {} : { kind }),
-    createSignupInvite: async () => call<{ path: string; expires_at: string }>("POST", "/admin/v1/invites", {}),
-    listKeys: async (accountId: string) => (await call<{ keys: ApiKey[] }>("GET", `${account(accountId)}/keys`)).keys,
-    revokeKey: (keyId: string) => call<RevokedKey>("POST", `/admin/v1/keys/${encodeURIComponent(keyId)}/revoke`),
   };
+  const transport = createConnectTransport({
+    baseUrl: options.baseUrl,
+    httpVersion: "1.1",
+    interceptors: [authorize],
+    defaultTimeoutMs: options.timeoutMs ?? 30_000,
+  });
+  return createClient(AdminService, transport);
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return text === "" ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
+/** The HTTP status the Connect protocol gives each code: what the server answered. */
+const HTTP_STATUS: Partial<Record<Code, number>> = {
+  [Code.InvalidArgument]: 400,
+  [Code.Unauthenticated]: 401,
+  [Code.PermissionDenied]: 403,
+  [Code.NotFound]: 404,
+  [Code.AlreadyExists]: 409,
+  [Code.FailedPrecondition]: 400,
+  [Code.ResourceExhausted]: 429,
+  [Code.Unimplemented]: 501,
+  [Code.Unavailable]: 503,
+  [Code.DeadlineExceeded]: 504,
+};
+
+/**
+ * The error an operator reads (main prints its rawMessage): the server's
+ * message with the HTTP status it answered, or why it could not be reached.
+ */
+function describe(error: unknown, origin: string): ConnectError {
+  const connectError = ConnectError.from(error);
+  const unreachable = networkReason(connectError.cause);
+  if (unreachable !== undefined) return new ConnectError(`cannot reach ${origin}: ${unreachable}`, Code.Unavailable);
+  if (connectError.code === Code.DeadlineExceeded) {
+    return new ConnectError(`cannot reach ${origin}: timed out`, Code.DeadlineExceeded);
   }
+  const status = HTTP_STATUS[connectError.code] ?? 500;
+  // Field issues are appended, so a refusal says what to fix.
+  const issues = connectError
+    .findDetails(ValidationFailureSchema)
+    .flatMap((failure) =>
+      failure.issues.map((issue) => [issue.path.join("."), issue.message].filter(Boolean).join(": ")),
+    );
+  const message = connectError.rawMessage || Code[connectError.code];
+  const text = issues.length > 0 ? `${message}: ${issues.join("; ")}` : message;
+  return new ConnectError(`${text} (${status})`, connectError.code);
 }
 
-/** The server's message, with field issues appended so a 400 says what to fix. */
-function errorReason(json: unknown, response: Response): string {
-  const body = (typeof json === "object" && json !== null ? json : {}) as {
-    error?: unknown;
-    message?: unknown;
-    details?: { issues?: { path?: unknown; message?: unknown }[] };
-  };
-  const message =
-    typeof body.message === "string" && body.message !== ""
-      ? body.message
-      : typeof body.error === "string"
-        ? body.error
-        : response.statusText || "request failed";
-  const issues = Array.isArray(body.details?.issues)
-    ? body.details.issues.map((issue) =>
-        [Array.isArray(issue.path) ? issue.path.join(".") : "", String(issue.message ?? "")].filter(Boolean).join(": "),
-      )
-    : [];
-  return issues.length > 0 ? `${message}: ${issues.join("; ")}` : message;
-}
-
-/** fetch hides the socket error in `cause`; that is the part an operator can act on. */
-function networkReason(error: unknown): string {
-  if (error instanceof Error && error.name === "TimeoutError") return "timed out";
-  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+/** A socket error (ECONNREFUSED, ENOTFOUND…) is what an operator can act on; undefined for a server's answer. */
+function networkReason(cause: unknown): string | undefined {
+  const failure = cause as { code?: unknown; message?: unknown; errors?: { code?: unknown }[] } | undefined;
+  if (typeof failure?.code !== "string" || !/^E[A-Z]+$/.test(failure.code)) return undefined;
   // Dual-stack connects fail with an AggregateError whose message is empty but whose code is set.
-  if (cause?.message) return cause.message;
-  if (cause?.code) return cause.code;
-  return error instanceof Error ? error.message : String(error);
+  return typeof failure.message === "string" && failure.message !== "" ? failure.message : failure.code;
 }

@@ -14,9 +14,9 @@ export const keyCommands: readonly Command[] = [
     async run({ options, admin }) {
       const accountId = requireOption(options, "account");
       const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", KEY_KINDS);
-      const key = await admin().createKey(accountId, kind);
+      const key = await admin().createKey({ accountId, kind });
       return {
-        json: { key_id: key.key_id, api_key: key.api_key, kind: key.kind, account_id: key.account_id },
+        json: { key_id: key.keyId, api_key: key.apiKey, kind: key.kind, account_id: key.accountId },
         text: formatCreatedKey(key),
       };
     },
@@ -29,14 +29,15 @@ export const keyCommands: readonly Command[] = [
     summary: "list an account's keys (prefixes only, never secrets)",
     async run({ options, admin }) {
       const accountId = requireOption(options, "account");
-      const keys = (await admin().listKeys(accountId)).map((key) => ({
-        key_id: key.key_id,
-        account_id: key.account_id,
+      const { keys } = await admin().listKeys({ accountId });
+      const json = keys.map((key) => ({
+        key_id: key.keyId,
+        account_id: key.accountId,
         kind: key.kind,
         prefix: key.prefix,
         revoked: key.revoked,
       }));
-      return { json: { keys }, text: formatKeyList(accountId, keys) };
+      return { json: { keys: json }, text: formatKeyList(accountId, keys) };
     },
   },
   {
@@ -45,8 +46,8 @@ export const keyCommands: readonly Command[] = [
     options: {},
     summary: "revoke a key; requests with it get 401 from then on",
     async run({ args, admin }) {
-      const revoked = await admin().revokeKey(args[0]!);
-      return { json: { key_id: revoked.key_id, revoked: revoked.revoked }, text: `Revoked ${revoked.key_id}.` };
+      const revoked = await admin().revokeKey({ keyId: args[0]! });
+      return { json: { key_id: revoked.keyId, revoked: revoked.revoked }, text: `Revoked ${revoked.keyId}.` };
     },
   },
 ];

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { ConnectError } from "@connectrpc/connect";
 import { ConfigError, type Env, readEnv } from "../config.ts";
 import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
@@ -47,9 +48,11 @@ function reason(error: unknown): string {
   const text =
     error instanceof ConfigError
       ? `invalid configuration: ${error.problems.join("; ")}`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+      : error instanceof ConnectError
+        ? error.rawMessage
+        : error instanceof Error
+          ? error.message
+          : String(error);
   const usage = error instanceof UsageError ? " (see caller-context --help)" : "";
   return `${text.replace(/\s*\n\s*/g, " ")}${usage}`;
 }

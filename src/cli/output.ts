@@ -1,4 +1,4 @@
-import type { Account, ApiKey, CreatedKey } from "./admin-client.ts";
+import type { Account, ApiKey, CreateKeyResponse } from "../../gen/callercontext/v1/admin_pb.ts";
 
 // Human renderings. `--json` prints the objects themselves; these are for eyes.
 
@@ -10,21 +10,21 @@ export function fields(rows: readonly (readonly [string, string | number])[]): s
 
 export function formatAccount(account: Account): string {
   return fields([
-    ["account", account.account_id],
-    ["billing account", account.billing_account_id],
+    ["account", account.accountId],
+    ["billing account", account.billingAccountId],
     ["name", account.name],
     ["tier", account.tier],
-    ["quota remaining", account.quota_remaining],
+    ["quota remaining", account.quotaRemaining],
   ]);
 }
 
-export function formatCreatedKey(key: CreatedKey): string {
+export function formatCreatedKey(key: CreateKeyResponse): string {
   return [
     fields([
-      ["key", key.key_id],
-      ["account", key.account_id],
+      ["key", key.keyId],
+      ["account", key.accountId],
       ["kind", key.kind],
-      ["api key", key.api_key],
+      ["api key", key.apiKey],
     ]),
     "",
     "Save the API key now: it is not shown again.",
@@ -35,7 +35,7 @@ export function formatKeyList(accountId: string, keys: readonly ApiKey[]): strin
   if (keys.length === 0) return `No keys for account ${accountId}.`;
   const rows = [
     ["KEY", "KIND", "PREFIX", "STATUS"],
-    ...keys.map((key) => [key.key_id, key.kind, key.prefix, key.revoked ? "revoked" : "active"]),
+    ...keys.map((key) => [key.keyId, key.kind, key.prefix, key.revoked ? "revoked" : "active"]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows

@@ -9,14 +9,16 @@ export interface RateLimiter {
 /** Windows of this process only: right for a single instance. */
 export function createMemoryRateLimiter(): RateLimiter {
   const windows = new Map<string, number[]>();
+  // The windows' own time: the latest moment a caller's clock gave, never the system's.
+  let latestMs = Number.NEGATIVE_INFINITY;
   // Drop windows that emptied, so keys seen once do not stay forever.
   const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [key, hits] of windows) if (decideEmpty(hits, now)) windows.delete(key);
+    for (const [key, hits] of windows) if (decideEmpty(hits, latestMs)) windows.delete(key);
   }, 60_000);
   sweep.unref();
   return {
     async hit(key, max, nowMs) {
+      if (nowMs > latestMs) latestMs = nowMs;
       let hits = windows.get(key);
       if (hits === undefined) {
         hits = [];

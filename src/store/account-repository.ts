@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Tier } from "../domain/tiers.ts";
+import { TIERS, type Tier } from "../domain/tiers.ts";
 import type { Db } from "./database.ts";
 import type { AccountRow, NewAccountRow } from "./schema.ts";
 
@@ -38,13 +38,17 @@ export async function updateAccount(
   return db.updateTable("accounts").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
 }
 
-/** The credits an account has this period: a stored count from an earlier month means a full allowance. */
+/**
+ * The credits an account has this period: a stored count from an earlier
+ * month means a full allowance. The tiers and their allowances are
+ * parameters, from the one list in src/domain/tiers.ts.
+ */
 export function creditsThisPeriod(period: string, allowance: MonthlyAllowance) {
-  return sql<number>`(case when quota_period = ${period} then quota_remaining else (case tier
-      when 'free' then ${allowance.free}::int
-      when 'starter' then ${allowance.starter}::int
-      when 'growth' then ${allowance.growth}::int
-      else ${allowance.scale}::int end) end)`;
+  const allowances = sql.join(
+    TIERS.map((tier) => sql`when ${tier} then ${allowance[tier]}::int`),
+    sql` `,
+  );
+  return sql<number>`(case when quota_period = ${period} then quota_remaining else (case tier ${allowances} end) end)`;
 }
 
 export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {
