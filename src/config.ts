@@ -47,6 +47,12 @@ const envSchema = z.object({
   QUOTA_STARTER: integer(10_000),
   QUOTA_GROWTH: integer(100_000),
   QUOTA_SCALE: integer(1_000_000),
+  SIGNUP: z.enum(["open", "invite"]).default("open"),
+  TRUST_PROXY: z.string().default("false"),
+  SESSION_TTL_HOURS: integer(168, 1),
+  INVITE_TTL_HOURS: integer(72, 1),
+  SIGNIN_ATTEMPTS_PER_MINUTE: integer(10, 1),
+  USAGE_FLUSH_MS: integer(5000, 50),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -93,6 +99,18 @@ export interface Config {
     /** 0: 90 % of V8's heap limit. */
     readonly maxHeapUsedBytes: number;
   };
+  readonly dashboard: {
+    /** "open": anyone may sign up; "invite": only with a link from the operator. */
+    readonly signup: "open" | "invite";
+    readonly sessionTtlMs: number;
+    readonly inviteTtlMs: number;
+    /** Sign-in attempts per rolling minute per email; a client address gets five times as many. */
+    readonly signinAttemptsPerMinute: number;
+  };
+  /** Fastify's trustProxy: whether X-Forwarded-For/-Proto are believed, and from whom. */
+  readonly trustProxy: boolean | string;
+  /** How often counted usage and keys' last use are written. */
+  readonly usageFlushMs: number;
 }
 
 export class ConfigError extends Error {
@@ -155,6 +173,14 @@ export function envToConfig(env: Env): Config {
       maxEventLoopDelayMs: e.ADMISSION_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.ADMISSION_MAX_HEAP_USED_BYTES,
     }),
+    dashboard: Object.freeze({
+      signup: e.SIGNUP,
+      sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+      inviteTtlMs: e.INVITE_TTL_HOURS * 3_600_000,
+      signinAttemptsPerMinute: e.SIGNIN_ATTEMPTS_PER_MINUTE,
+    }),
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    usageFlushMs: e.USAGE_FLUSH_MS,
     monthlyQuota: Object.freeze({
       free: e.QUOTA_FREE,
       starter: e.QUOTA_STARTER,
@@ -162,4 +188,9 @@ export function envToConfig(env: Env): Config {
       scale: e.QUOTA_SCALE,
     }),
   });
+}
+
+/** "false" (default), "true", or the proxies' addresses/CIDRs separated by commas. */
+function parseTrustProxy(value: string): boolean | string {
+  return value === "true" || value === "false" ? value === "true" : value;
 }

@@ -6,6 +6,7 @@ import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { Database } from "./store/database.ts";
+import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */
 export interface AppContext {
@@ -21,4 +22,6 @@ export interface AppContext {
   readonly adminTokenHash: string;
   /** The instance's limit on calls in flight; health reads whether it is shedding. */
   readonly admission: AdmissionControl;
+  /** Billed and refused calls and keys' last use, counted in memory and written in batches. */
+  readonly meter: UsageMeter;
 }

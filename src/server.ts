@@ -20,6 +20,7 @@ import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { type Sweeper, startSweeper } from "./store/sweeper.ts";
 import { waitForDatabase } from "./wait-for-database.ts";
+import { createUsageMeter } from "./usage/usage-meter.ts";
 
 export interface ServerOptions {
   readonly clock?: Clock;
@@ -63,12 +64,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       database: { ...database, ping: () => (isReady ? database.ping() : Promise.reject(new Error("not ready"))) },
       clock,
       log,
-      keys: createKeyVerifier(database.db),
+      keys: createKeyVerifier(database.db, undefined, clock),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
       metrics: config.metrics ? createMetrics(database) : undefined,
       admission,
+      meter: createUsageMeter(database.db, clock, {
+        intervalMs: config.usageFlushMs,
+        onError: (error) => log.error({ err: error }, "usage counts could not be written"),
+      }),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const guards = createGuardChain({
@@ -81,6 +86,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       monthlyAllowance: config.monthlyQuota,
       adminTokenHash: () => context.adminTokenHash,
       authFailuresPerMinute: config.authFailuresPerMinute,
+      meter: context.meter,
       budgetOf: (method) =>
         // An identification happens while the caller waits on the line, like a start.
         method === CallerContextService.method.startCall || method === CallerContextService.method.identifyCall
@@ -145,6 +151,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         stopReport();
         pressure?.stop();
         await sweeper?.stop();
+        await context.meter.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();

@@ -48,5 +48,10 @@ export function apiKeyRowToSummary(row: ApiKeyRow): ApiKeySummary {
     kind: row.kind,
     prefix: row.prefix,
     revoked: row.revoked_at !== null,
+    name: row.name,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
   };
 }

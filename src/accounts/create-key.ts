@@ -8,7 +8,13 @@ import { getAccount } from "./get-account.ts";
 /** A new key of the account; the secret is returned here once and stored only as a hash. */
 export async function createKey(
   deps: Pick<AccountDeps, "db" | "clock">,
-  input: { readonly accountId: string /** Defaults to "test". */; readonly kind?: string },
+  input: {
+    readonly accountId: string;
+    /** Defaults to "test". */
+    readonly kind?: string;
+    /** Shown in the dashboard; empty when not given. */
+    readonly name?: string;
+  },
 ): Promise<CreatedKey> {
   const kind = parseKind(input.kind ?? "test");
   await getAccount(deps, input.accountId);
@@ -20,6 +26,7 @@ export async function createKey(
     secret_hash: hashSecret(apiKey),
     prefix: displayPrefix(apiKey),
     created_at: deps.clock.now(),
+    name: input.name ?? "",
   });
   return { keyId: row.id, accountId: row.account_id, kind, apiKey };
 }

@@ -34,6 +34,20 @@ export const accountCommands: readonly Command[] = [
     },
   },
   {
+    name: "accounts invite",
+    args: [],
+    options: {},
+    summary: "create a one-time dashboard sign-up link (for SIGNUP=invite)",
+    async run({ admin, env }) {
+      const invite = await admin().createSignupInvite({});
+      const url = new URL(invite.path, env.CALLER_CONTEXT_URL || "http://127.0.0.1:8080").toString();
+      return {
+        json: { url, expires_at: invite.expiresAt },
+        text: `Sign-up link (works once, until ${invite.expiresAt}):\n${url}`,
+      };
+    },
+  },
+  {
     name: "accounts show",
     args: ["ACCOUNT_ID"],
     options: {},

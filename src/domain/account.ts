@@ -19,6 +19,14 @@ export interface ApiKeySummary {
   /** The first characters of the secret, enough to recognise it. */
   readonly prefix: string;
   readonly revoked: boolean;
+  /** Empty for keys made before keys had names. */
+  readonly name: string;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+  /** When a rolled key's old secret stops working. */
+  readonly expiresAt: Date | null;
+  /** Recorded at most about once a minute. */
+  readonly lastUsedAt: Date | null;
 }
 
 export interface CreatedKey {

@@ -3,6 +3,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
+import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
 import { integrationKey, peerAddressKey, principalKey } from "./context-values.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
@@ -20,6 +21,7 @@ export interface AuthenticateOptions {
   readonly failures: RateLimiter;
   /** Failed authentications one address may make per rolling minute before it is slowed down. */
   readonly failuresPerMinute: number;
+  readonly meter?: UsageMeter;
 }
 
 /**
@@ -72,6 +74,7 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
     const verification = await options.keys.verify(authorization);
     if (!verification.ok) throw await refuse(verification.message, peer);
     req.contextValues.set(principalKey, verification.principal);
+    options.meter?.keyUsed(verification.principal.keyId);
     return next(req);
   };
 }

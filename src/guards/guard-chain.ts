@@ -6,6 +6,7 @@ import type { MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { admissionGuard } from "./admission-guard.ts";
+import type { UsageMeter } from "../usage/usage-meter.ts";
 import { authenticate } from "./authenticate.ts";
 import { errorBoundary } from "./error-boundary.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
@@ -41,6 +42,8 @@ export interface GuardDependencies {
   readonly admission: AdmissionControl;
   /** Whether a method is subject to admission control (health is not). */
   readonly admits: (method: DescMethod) => boolean;
+  /** Counts billed and refused calls and keys' last use, in memory. */
+  readonly meter?: UsageMeter;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
@@ -57,6 +60,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
       // Per instance: counting guesses needs no coordination to slow them down.
       failures: deps.failedAuthLimiter,
       failuresPerMinute: deps.authFailuresPerMinute,
+      meter: deps.meter,
     }),
     rateLimitGuard(deps),
     quotaGuard(deps),

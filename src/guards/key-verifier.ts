@@ -1,4 +1,5 @@
 import { bearerToken, hashSecret, modeOfApiKey } from "../domain/api-key.ts";
+import { type Clock, systemClock } from "../domain/clock.ts";
 import { isTier } from "../domain/tiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
 import type { Db } from "../store/database.ts";
@@ -27,7 +28,11 @@ export interface KeyVerifier {
  * The cache's lifetime is operational, not business time, so it runs on the
  * monotonic clock: tests that move the business clock do not freeze it.
  */
-export function createKeyVerifier(db: Db, monotonicNow: () => number = () => performance.now()): KeyVerifier {
+export function createKeyVerifier(
+  db: Db,
+  monotonicNow: () => number = () => performance.now(),
+  clock: Clock = systemClock,
+): KeyVerifier {
   const cache = new Map<string, { verification: Verification; expiresAt: number }>();
   return {
     async verify(authorization) {
@@ -37,17 +42,25 @@ export function createKeyVerifier(db: Db, monotonicNow: () => number = () => per
       const hash = hashSecret(key);
       const now = monotonicNow();
       const cached = cache.get(hash);
-      if (cached !== undefined && cached.expiresAt > now) return cached.verification;
+      if (cached !== undefined && cached.expiresAt > now) return expired(cached, clock.now());
 
-      const verification = toVerification(await findKeyByHash(db, hash));
+      const row = await findKeyByHash(db, hash);
+      const entry = { verification: toVerification(row), expiresAt: now + KEY_CACHE_TTL_MS, keyEnds: row?.expiresAt };
       if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-      cache.set(hash, { verification, expiresAt: now + KEY_CACHE_TTL_MS });
-      return verification;
+      cache.set(hash, entry);
+      return expired(entry, clock.now());
     },
     forgetAll() {
       cache.clear();
     },
   };
+}
+
+/** A rolled key's old secret is refused like a revoked key once its grace has run out. */
+function expired(entry: { verification: Verification; keyEnds?: Date | null }, now: Date): Verification {
+  if (entry.verification.ok && entry.keyEnds && entry.keyEnds <= now)
+    return { ok: false, message: REVOKED_KEY_MESSAGE };
+  return entry.verification;
 }
 
 function toVerification(row: Awaited<ReturnType<typeof findKeyByHash>>): Verification {

@@ -5,6 +5,7 @@ import type { Clock } from "../domain/clock.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.ts";
 import type { Charge } from "../store/charge.ts";
 import type { Db } from "../store/database.ts";
+import type { UsageMeter } from "../usage/usage-meter.ts";
 import { chargeKey, principalKey } from "./context-values.ts";
 import { isBilled } from "./method-access.ts";
 
@@ -12,6 +13,7 @@ export interface QuotaGuardOptions {
   readonly db: Db;
   readonly clock: Clock;
   readonly monthlyAllowance: MonthlyAllowance;
+  readonly meter?: UsageMeter;
 }
 
 /** How long a positive credit count seen by this instance spares the check before the handler. */
@@ -49,13 +51,15 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     const principal = req.contextValues.get(principalKey);
     if (principal === undefined || !isBilled(req.method)) return next(req);
     const accountId = principal.tenant.accountId;
-    const exhausted = () =>
-      new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, { "x-quota-remaining": "0" }, [
+    const exhausted = () => {
+      options.meter?.refused(principal.tenant, "quota");
+      return new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, { "x-quota-remaining": "0" }, [
         {
           desc: QuotaExhaustedSchema,
           value: create(QuotaExhaustedSchema, { quotaRemaining: 0, billingAccountId: principal.billingAccountId }),
         },
       ]);
+    };
 
     const before = await creditsBefore(accountId);
     if (before <= 0) throw exhausted();
@@ -67,6 +71,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       allowance: monthlyAllowance,
       charged(creditsLeft) {
         after = creditsLeft;
+        options.meter?.billed(principal.tenant);
         remember(accountId, creditsLeft);
       },
       refused() {

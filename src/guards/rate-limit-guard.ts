@@ -7,6 +7,7 @@ import type { Clock } from "../domain/clock.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
+import type { UsageMeter } from "../usage/usage-meter.ts";
 import { principalKey } from "./context-values.ts";
 import { isRateLimited } from "./method-access.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -18,6 +19,7 @@ export interface RateLimitGuardOptions {
   readonly log: FastifyBaseLogger;
   readonly rateLimiter: RateLimiter;
   readonly monthlyAllowance: MonthlyAllowance;
+  readonly meter?: UsageMeter;
 }
 
 /**
@@ -44,6 +46,7 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
     };
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
+      options.meter?.refused(principal.tenant, "rate");
       const left = await creditsLeft(options.db, principal.tenant.accountId, clock.now(), options.monthlyAllowance);
       throw new ConnectError(
         "Rate limit exceeded",

@@ -8,6 +8,7 @@ import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
+import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createCustomerService } from "../rpc/customer-service.ts";
@@ -54,6 +55,8 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
     return503OnClosing: false,
     requestIdHeader: false,
     genReqId: (req) => requestIdOf(req.headers["x-request-id"]),
+    // Whether X-Forwarded-For/-Proto are believed: the dashboard's client address and Secure cookies depend on it.
+    trustProxy: config.trustProxy,
     serverFactory: (handler) =>
       createOnePortServer(handler, {
         firstByteTimeoutMs: 10_000,
@@ -83,6 +86,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   fastify.setNotFoundHandler(answerUnrouted);
 
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
+  await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
     readMaxBytes,

@@ -13,6 +13,7 @@ import type { Integration } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
+import { createInvite } from "../dashboard-auth/invites.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
@@ -57,6 +58,10 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
     deleteIntegration: withDomainErrors(async (req) => {
       await deleteIntegration(deps, req.integrationId);
       return { integrationId: req.integrationId, deleted: true };
+    }),
+    createSignupInvite: withDomainErrors(async () => {
+      const invite = await createInvite(app, { accountId: null, createdBy: "operator", clientAddress: "" });
+      return { path: `/dashboard/invite/${invite.token}`, expiresAt: invite.expiresAt.toISOString() };
     }),
   };
 }

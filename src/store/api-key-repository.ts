@@ -6,6 +6,8 @@ export interface KeyWithAccount {
   readonly keyId: string;
   readonly mode: Mode;
   readonly revoked: boolean;
+  /** When a rolled key's old secret stops working; null while it has no end. */
+  readonly expiresAt: Date | null;
   readonly accountId: string;
   readonly billingAccountId: string;
   readonly tier: string;
@@ -13,7 +15,15 @@ export interface KeyWithAccount {
 
 export async function insertApiKey(
   db: Db,
-  row: { id: string; account_id: string; kind: Mode; secret_hash: string; prefix: string; created_at: Date },
+  row: {
+    id: string;
+    account_id: string;
+    kind: Mode;
+    secret_hash: string;
+    prefix: string;
+    created_at: Date;
+    name?: string;
+  },
 ): Promise<ApiKeyRow> {
   return db
     .insertInto("api_keys")
@@ -27,7 +37,7 @@ export async function findKeyByHash(db: Db, secretHash: string): Promise<KeyWith
   const row = await db
     .selectFrom("api_keys as k")
     .innerJoin("accounts as a", "a.id", "k.account_id")
-    .select(["k.id", "k.kind", "k.revoked_at", "a.id as account_id", "a.billing_account_id", "a.tier"])
+    .select(["k.id", "k.kind", "k.revoked_at", "k.expires_at", "a.id as account_id", "a.billing_account_id", "a.tier"])
     .where("k.secret_hash", "=", secretHash)
     .executeTakeFirst();
   return (
@@ -35,6 +45,7 @@ export async function findKeyByHash(db: Db, secretHash: string): Promise<KeyWith
       keyId: row.id,
       mode: row.kind,
       revoked: row.revoked_at !== null,
+      expiresAt: row.expires_at,
       accountId: row.account_id,
       billingAccountId: row.billing_account_id,
       tier: row.tier,
@@ -55,4 +66,24 @@ export async function revokeApiKey(db: Db, keyId: string, now: Date): Promise<Ap
     .where("revoked_at", "is", null)
     .execute();
   return db.selectFrom("api_keys").selectAll().where("id", "=", keyId).executeTakeFirst();
+}
+
+/** One key of one account: another account's key id finds nothing. */
+export async function findAccountKey(db: Db, accountId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom("api_keys")
+    .selectAll()
+    .where("id", "=", keyId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
+/** Ends a key's secret at `at` unless it already ends sooner. */
+export async function expireApiKey(db: Db, keyId: string, at: Date): Promise<void> {
+  await db
+    .updateTable("api_keys")
+    .set({ expires_at: at })
+    .where("id", "=", keyId)
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", at)]))
+    .execute();
 }

@@ -26,6 +26,12 @@ export interface ApiKeyTable {
   prefix: string;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** Shown in the dashboard; empty for keys made before keys had names. */
+  name: ColumnType<string, string | undefined, string>;
+  /** When a rolled key's old secret stops working. */
+  expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Written at most about once a minute per key, after the request. */
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface SettingTable {
@@ -128,7 +134,61 @@ export interface IntegrationTable {
   created_at: Timestamp;
 }
 
+export interface UserTable {
+  id: string;
+  account_id: string;
+  /** Lower-cased. */
+  email: string;
+  /** scrypt, with its parameters and salt; never the password. */
+  password_hash: string;
+  role: "owner" | "member";
+  created_at: Timestamp;
+}
+
+export interface SessionTable {
+  /** SHA-256 of the cookie's token: a stolen table holds no usable session. */
+  token_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface InviteTable {
+  token_hash: string;
+  /** The account the invited person joins; null for an operator's invitation to sign up. */
+  account_id: string | null;
+  created_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
+export interface AuditEventTable {
+  id: ColumnType<string, never, never>;
+  account_id: string;
+  at: Timestamp;
+  actor: string;
+  event: string;
+  detail: string;
+  client_address: string;
+}
+
+export interface UsageDayTable {
+  account_id: string;
+  mode: Mode;
+  /** "2026-11-23" (UTC). */
+  day: ColumnType<string, string, string>;
+  billed: number;
+  refused_quota: number;
+  refused_rate: number;
+}
+
 export interface Schema {
+  users: UserTable;
+  sessions: SessionTable;
+  invites: InviteTable;
+  audit_events: AuditEventTable;
+  usage_days: UsageDayTable;
   accounts: AccountTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;
@@ -148,3 +208,6 @@ export type NewAccountRow = Insertable<AccountTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type IntegrationRow = Selectable<IntegrationTable>;
 export type NewIntegrationRow = Insertable<IntegrationTable>;
+export type UserRow = Selectable<UserTable>;
+export type AuditEventRow = Selectable<AuditEventTable>;
+export type UsageDayRow = Selectable<UsageDayTable>;

@@ -1,0 +1,47 @@
+import { insertAuditEvent, listAuditEvents } from "../store/audit-repository.ts";
+import type { Db } from "../store/database.ts";
+
+// The account's security events, kept for its owner to read. Never a secret
+// or a password: the detail names a key by id and prefix only.
+
+export type AuditEventName =
+  | "sign_up"
+  | "sign_in"
+  | "sign_in_failed"
+  | "sign_out_everywhere"
+  | "password_changed"
+  | "key_created"
+  | "key_rolled"
+  | "key_revoked"
+  | "member_invited"
+  | "member_joined";
+
+export interface AuditEntry {
+  readonly accountId: string;
+  readonly actor: string;
+  readonly event: AuditEventName;
+  readonly detail?: string;
+  readonly clientAddress: string;
+}
+
+export async function recordAuditEvent(db: Db, at: Date, entry: AuditEntry): Promise<void> {
+  await insertAuditEvent(db, {
+    account_id: entry.accountId,
+    at,
+    actor: entry.actor,
+    event: entry.event,
+    detail: entry.detail ?? "",
+    client_address: entry.clientAddress,
+  });
+}
+
+export async function listAccountAudit(db: Db, accountId: string) {
+  const rows = await listAuditEvents(db, accountId, 200);
+  return rows.map((row) => ({
+    at: row.at,
+    actor: row.actor,
+    event: row.event,
+    detail: row.detail,
+    clientAddress: row.client_address,
+  }));
+}

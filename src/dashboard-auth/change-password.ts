@@ -1,0 +1,49 @@
+import type { AppContext } from "../context.ts";
+import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
+import { hashPassword, verifyPassword } from "../domain/password.ts";
+import type { UserRow } from "../store/schema.ts";
+import { setPasswordHash } from "../store/user-repository.ts";
+import { recordAuditEvent } from "./audit-log.ts";
+import { checkNewPassword, throwIfAny } from "./credentials.ts";
+import { endAllSessions, openSession } from "./sessions.ts";
+
+/**
+ * A new password ends every session of the user (a thief's included) and
+ * opens a fresh one for the browser that changed it.
+ */
+export async function changePassword(
+  app: AppContext,
+  user: UserRow,
+  input: { current: string; next: string; clientAddress: string },
+): Promise<{ sessionToken: string }> {
+  const issues: FieldIssue[] = [];
+  checkNewPassword(issues, input.next, "new_password");
+  throwIfAny(issues);
+  if (!(await verifyPassword(input.current, user.password_hash))) {
+    throw new DomainError("invalid_argument", "Validation failed", [
+      { path: ["current_password"], message: "Current password is wrong" },
+    ]);
+  }
+  const { db } = app.database;
+  await setPasswordHash(db, user.id, await hashPassword(input.next));
+  await endAllSessions(db, user.id);
+  const now = app.clock.now();
+  await recordAuditEvent(db, now, {
+    accountId: user.account_id,
+    actor: user.email,
+    event: "password_changed",
+    clientAddress: input.clientAddress,
+  });
+  return { sessionToken: await openSession(db, user.id, now, app.config.dashboard.sessionTtlMs) };
+}
+
+export async function signOutEverywhere(app: AppContext, user: UserRow, clientAddress: string): Promise<void> {
+  const { db } = app.database;
+  await endAllSessions(db, user.id);
+  await recordAuditEvent(db, app.clock.now(), {
+    accountId: user.account_id,
+    actor: user.email,
+    event: "sign_out_everywhere",
+    clientAddress,
+  });
+}

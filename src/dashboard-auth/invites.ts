@@ -1,0 +1,54 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { AppContext } from "../context.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { claimInvite, findOpenInvite, insertInvite } from "../store/invite-repository.ts";
+import { recordAuditEvent } from "./audit-log.ts";
+
+// One-time links: the operator's to sign up (when SIGNUP=invite) and an
+// owner's to join their account. Only the token's hash is stored; claiming
+// one is a single UPDATE, so a link works once even when used twice at once.
+
+export interface InviteClaim {
+  readonly accountId: string | null;
+}
+
+const hash = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export async function createInvite(
+  app: AppContext,
+  input: { accountId: string | null; createdBy: string; clientAddress: string },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBytes(24).toString("base64url");
+  const now = app.clock.now();
+  const expiresAt = new Date(now.getTime() + app.config.dashboard.inviteTtlMs);
+  const { db } = app.database;
+  await insertInvite(db, {
+    token_hash: hash(token),
+    account_id: input.accountId,
+    created_by: input.createdBy,
+    created_at: now,
+    expires_at: expiresAt,
+  });
+  if (input.accountId !== null) {
+    await recordAuditEvent(db, now, {
+      accountId: input.accountId,
+      actor: input.createdBy,
+      event: "member_invited",
+      clientAddress: input.clientAddress,
+    });
+  }
+  return { token, expiresAt };
+}
+
+/** An open invite, or undefined when used, expired or unknown. */
+export async function findInvite(app: AppContext, token: string): Promise<InviteClaim | undefined> {
+  if (token.length > 100) return undefined;
+  const row = await findOpenInvite(app.database.db, hash(token), app.clock.now());
+  return row && { accountId: row.account_id };
+}
+
+export async function claimInviteToken(app: AppContext, token: string): Promise<InviteClaim> {
+  const row = token.length > 100 ? undefined : await claimInvite(app.database.db, hash(token), app.clock.now());
+  if (row === undefined) throw new DomainError("not_found", "This invitation link is used or has expired");
+  return { accountId: row.account_id };
+}

@@ -1,0 +1,60 @@
+import type { AppContext } from "../context.ts";
+import { UNUSABLE_HASH, verifyPassword } from "../domain/password.ts";
+import type { RateLimiter } from "../guards/rate-limiter.ts";
+import { findUserByEmail } from "../store/user-repository.ts";
+import { recordAuditEvent } from "./audit-log.ts";
+import { normaliseEmail } from "./credentials.ts";
+import { openSession } from "./sessions.ts";
+
+/** One client address may make this many times the attempts one email may. */
+export const ADDRESS_FACTOR = 5;
+
+export type SignInResult =
+  | { readonly ok: true; readonly sessionToken: string }
+  | { readonly ok: false; readonly throttled: false }
+  | { readonly ok: false; readonly throttled: true; readonly retryAfterSeconds: number };
+
+/**
+ * Email and password to a session. Attempts are counted per client address
+ * and per email before the password is checked, so guessing is slow from
+ * one place and against one person alike. An unknown email costs the same
+ * hash as a wrong password, so timing does not tell which emails exist.
+ */
+export async function signIn(
+  app: AppContext,
+  attempts: RateLimiter,
+  input: { email: string; password: string; clientAddress: string },
+): Promise<SignInResult> {
+  const email = normaliseEmail(input.email);
+  const nowMs = app.clock.now().getTime();
+  const max = app.config.dashboard.signinAttemptsPerMinute;
+  // Many people may share one address (an office, a carrier's NAT): it gets more room than one email.
+  const byAddress = await attempts.hit(`address:${input.clientAddress}`, max * ADDRESS_FACTOR, nowMs);
+  const byEmail = await attempts.hit(`email:${email}`, max, nowMs);
+  if (!byAddress.allowed || !byEmail.allowed) {
+    const retryAt = Math.max(byAddress.allowed ? 0 : byAddress.retryAtMs, byEmail.allowed ? 0 : byEmail.retryAtMs);
+    return { ok: false, throttled: true, retryAfterSeconds: Math.max(1, Math.ceil((retryAt - nowMs) / 1000)) };
+  }
+  const { db } = app.database;
+  const user = email === "" ? undefined : await findUserByEmail(db, email);
+  const matches = await verifyPassword(input.password, user?.password_hash ?? UNUSABLE_HASH);
+  const now = app.clock.now();
+  if (user === undefined || !matches) {
+    if (user !== undefined) {
+      await recordAuditEvent(db, now, {
+        accountId: user.account_id,
+        actor: email,
+        event: "sign_in_failed",
+        clientAddress: input.clientAddress,
+      });
+    }
+    return { ok: false, throttled: false };
+  }
+  await recordAuditEvent(db, now, {
+    accountId: user.account_id,
+    actor: email,
+    event: "sign_in",
+    clientAddress: input.clientAddress,
+  });
+  return { ok: true, sessionToken: await openSession(db, user.id, now, app.config.dashboard.sessionTtlMs) };
+}

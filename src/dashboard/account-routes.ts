@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { getAccount } from "../accounts/get-account.ts";
+import type { AppContext } from "../context.ts";
+import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
+import { changePassword, signOutEverywhere } from "../dashboard-auth/change-password.ts";
+import { createInvite } from "../dashboard-auth/invites.ts";
+import type { UserRow } from "../store/schema.ts";
+import { formErrors, renderMessage } from "./messages.ts";
+import { clearSessionCookie, setSessionCookie, signedIn } from "./session-guard.ts";
+
+type Form = Record<string, string | undefined>;
+const field = (body: unknown, name: string) => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === "string" ? value : "";
+};
+
+export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): void {
+  const accountPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) =>
+    reply.code(status).view("account.eta", {
+      title: "Account",
+      tab: "account",
+      account: await getAccount(app.database, user.account_id),
+      events: await listAccountAudit(app.database.db, user.account_id),
+      errors: {},
+      message: "",
+      notice: "",
+      invite: undefined,
+      ...extra,
+    });
+
+  scope.get("/account", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (user) return accountPage(reply, user);
+  });
+
+  scope.post("/account/password", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    try {
+      const { sessionToken } = await changePassword(app, user, {
+        current: field(request.body, "current_password"),
+        next: field(request.body, "new_password"),
+        clientAddress: request.ip,
+      });
+      setSessionCookie(reply, sessionToken, app.config.dashboard.sessionTtlMs);
+      return accountPage(reply, user, { notice: "Password changed. Every other session is signed out." });
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      return accountPage(reply, user, { errors, message }, status);
+    }
+  });
+
+  scope.post("/account/sign-out-everywhere", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    await signOutEverywhere(app, user, request.ip);
+    clearSessionCookie(reply);
+    return reply.redirect("/dashboard/sign-in", 303);
+  });
+
+  scope.post("/account/invites", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    if (user.role !== "owner") {
+      return renderMessage(reply, 403, "Only the owner can invite", "Ask the account's owner for an invitation.");
+    }
+    const invite = await createInvite(app, {
+      accountId: user.account_id,
+      createdBy: user.email,
+      clientAddress: request.ip,
+    });
+    const url = `${request.protocol}://${request.host}/dashboard/invite/${invite.token}`;
+    return accountPage(reply, user, { invite: { url, expiresAt: invite.expiresAt } });
+  });
+}

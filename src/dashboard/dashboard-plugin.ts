@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import fastifyCookie from "@fastify/cookie";
+import fastifyCsrf from "@fastify/csrf-protection";
+import fastifyFormbody from "@fastify/formbody";
+import fastifyView from "@fastify/view";
+import { Eta } from "eta";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../context.ts";
+import { dashboardCookieSecret } from "../dashboard-auth/cookie-secret.ts";
+import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
+import { registerAccountRoutes } from "./account-routes.ts";
+import { registerAuthRoutes } from "./auth-routes.ts";
+import { formatters } from "./format.ts";
+import { GRACE_LABELS, registerKeyRoutes } from "./key-routes.ts";
+import { renderMessage } from "./messages.ts";
+import { loadUser } from "./session-guard.ts";
+import { registerUsageRoutes } from "./usage-routes.ts";
+
+// The self-service dashboard under /dashboard: server-rendered pages and
+// plain HTML forms (every flow works with JavaScript off), a session cookie,
+// and a CSRF token in every form that changes anything.
+
+const VIEWS = new URL("./views/", import.meta.url).pathname;
+const STYLESHEET = readFileSync(new URL("./views/dashboard.css", import.meta.url));
+const COPY_SCRIPT = readFileSync(new URL("./views/copy.js", import.meta.url));
+
+export async function dashboardPlugin(scope: FastifyInstance, options: { app: AppContext }): Promise<void> {
+  const { app } = options;
+  await scope.register(fastifyCookie, { secret: await dashboardCookieSecret(app.database.db) });
+  await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+  await scope.register(fastifyCsrf, {
+    sessionPlugin: "@fastify/cookie",
+    cookieOpts: { path: "/dashboard", httpOnly: true, sameSite: "lax", secure: "auto", signed: true },
+  });
+  await scope.register(fastifyView, {
+    engine: { eta: new Eta() },
+    templates: VIEWS,
+    layout: "layout.eta",
+    production: true,
+    defaultContext: { ...formatters, graces: GRACE_LABELS, signup: app.config.dashboard.signup },
+  });
+
+  scope.addHook("onRequest", async (_request, reply) => {
+    reply.header("cache-control", "no-store");
+    reply.header("x-frame-options", "DENY");
+    // Invitation links carry their token in the path: never send it on as a referrer.
+    reply.header("referrer-policy", "no-referrer");
+    reply.header(
+      "content-security-policy",
+      "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+  });
+  // The token is read from the parsed form, so it is checked after body parsing; nothing runs before it.
+  scope.addHook("preHandler", (request, reply, done) => {
+    if (request.method === "POST") scope.csrfProtection(request, reply, done);
+    else done();
+  });
+  scope.addHook("preHandler", loadUser(app));
+  scope.addHook("preHandler", async (request, reply) => {
+    reply.locals = { user: request.dashboardUser, csrf: reply.generateCsrf(), title: "", tab: "" };
+  });
+
+  scope.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "dashboard request failed");
+    if (status === 403 && error.code?.startsWith("FST_CSRF")) {
+      return renderMessage(reply, 403, "This form has expired", "Go back, reload the page and send the form again.");
+    }
+    if (status === 413) return renderMessage(reply, 413, "Too much data", "The form sent more than the page accepts.");
+    if (status < 500)
+      return renderMessage(reply, status, "This request could not be handled", "Go back and try again.");
+    return renderMessage(reply, 500, "Something went wrong", "The dashboard could not finish this request.");
+  });
+  scope.setNotFoundHandler((_request, reply) => renderMessage(reply, 404, "Page not found", "There is nothing here."));
+
+  scope.get("/assets/dashboard.css", (_request, reply) =>
+    reply.header("cache-control", "public, max-age=300").type("text/css; charset=utf-8").send(STYLESHEET),
+  );
+  scope.get("/assets/copy.js", (_request, reply) =>
+    reply.header("cache-control", "public, max-age=300").type("text/javascript; charset=utf-8").send(COPY_SCRIPT),
+  );
+  scope.get("/", (request, reply) =>
+    reply.redirect(request.dashboardUser ? "/dashboard/keys" : "/dashboard/sign-in", 303),
+  );
+
+  // Per instance, like the API's failed-auth counter: slowing guesses needs no coordination.
+  const signInAttempts = createMemoryRateLimiter();
+  scope.addHook("onClose", () => signInAttempts.close());
+  registerAuthRoutes(scope, app, signInAttempts);
+  registerKeyRoutes(scope, app);
+  registerUsageRoutes(scope, app);
+  registerAccountRoutes(scope, app);
+}

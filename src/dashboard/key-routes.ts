@@ -1,0 +1,106 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { accountDepsOf } from "../accounts/account-deps.ts";
+import { createOwnedKey, findLiveKey, listOwnedKeys, revokeOwnedKey } from "../accounts/owned-keys.ts";
+import { type ROLL_GRACES, rollKey } from "../accounts/roll-key.ts";
+import type { AppContext } from "../context.ts";
+import { recordAuditEvent } from "../dashboard-auth/audit-log.ts";
+import type { UserRow } from "../store/schema.ts";
+import { formErrors, orMessage } from "./messages.ts";
+import { signedIn } from "./session-guard.ts";
+
+type Form = Record<string, string | undefined>;
+type KeyParams = { Params: { id: string } };
+const field = (body: unknown, name: string) => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === "string" ? value : "";
+};
+
+/** The roll form's choices, in order. */
+export const GRACE_LABELS: Record<keyof typeof ROLL_GRACES, string> = {
+  now: "Now",
+  "1h": "1 hour",
+  "24h": "24 hours",
+  "7d": "7 days",
+};
+
+export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void {
+  const { db } = app.database;
+  const deps = accountDepsOf(app);
+  const audit = (user: UserRow, ip: string, event: "key_created" | "key_rolled" | "key_revoked", detail: string) =>
+    recordAuditEvent(db, app.clock.now(), {
+      accountId: user.account_id,
+      actor: user.email,
+      event,
+      detail,
+      clientAddress: ip,
+    });
+
+  const keysPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) => {
+    // This instance's unwritten "last used" times first, so a key just used shows it.
+    await app.meter.flush();
+    return reply.code(status).view("keys.eta", {
+      title: "API keys",
+      tab: "keys",
+      keys: await listOwnedKeys(deps, user.account_id),
+      welcome: false,
+      created: undefined,
+      rolled: undefined,
+      errors: {},
+      values: { name: "", kind: "test" },
+      ...extra,
+    });
+  };
+
+  scope.get("/keys", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (user) return keysPage(reply, user);
+  });
+
+  scope.post("/keys", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    const values = { name: field(request.body, "name"), kind: field(request.body, "kind") };
+    try {
+      const created = await createOwnedKey(deps, user.account_id, values);
+      await audit(user, request.ip, "key_created", `${created.keyId} (${created.name}, ${created.kind})`);
+      return keysPage(reply, user, { created });
+    } catch (error) {
+      const { status, errors } = formErrors(error);
+      return keysPage(reply, user, { errors, values }, status);
+    }
+  });
+
+  scope.get<KeyParams>("/keys/:id/revoke", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    const key = await orMessage(reply, () => findLiveKey(deps, user.account_id, request.params.id));
+    if (key) return reply.view("revoke-key.eta", { title: "Revoke key", tab: "keys", key });
+  });
+
+  scope.post<KeyParams>("/keys/:id/revoke", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    const key = await orMessage(reply, () => revokeOwnedKey(deps, user.account_id, request.params.id));
+    if (!key) return;
+    await audit(user, request.ip, "key_revoked", `${key.keyId} (${key.name}, ${key.kind})`);
+    return reply.redirect("/dashboard/keys", 303);
+  });
+
+  scope.post<KeyParams>("/keys/:id/roll", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    const grace = field(request.body, "grace");
+    const rolled = await orMessage(reply, () => rollKey(deps, user.account_id, request.params.id, grace));
+    if (!rolled) return;
+    await audit(
+      user,
+      request.ip,
+      "key_rolled",
+      `${rolled.old.keyId} → ${rolled.keyId} (${rolled.name}, ${rolled.kind}); old secret ends ${rolled.oldEndsAt.toISOString()}`,
+    );
+    return keysPage(reply, user, {
+      created: { keyId: rolled.keyId, secret: rolled.secret, name: rolled.name, kind: rolled.kind },
+      rolled: { oldEndsAt: rolled.oldEndsAt, immediate: grace === "now" },
+    });
+  });
+}

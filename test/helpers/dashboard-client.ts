@@ -1,0 +1,68 @@
+// A browser without a browser: keeps the dashboard's cookies, reads each
+// page's CSRF token and posts forms as HTML forms are posted.
+
+export interface Page {
+  readonly status: number;
+  readonly location: string | null;
+  readonly headers: Headers;
+  readonly html: string;
+}
+
+export interface DashboardClient {
+  get(path: string): Promise<Page>;
+  /** Posts a form with the CSRF token of the last page seen (unless `_csrf` is given). */
+  post(path: string, form: Record<string, string>): Promise<Page>;
+  /** Signs up on the open sign-up form; returns the first key's secret. */
+  signUp(email: string, password: string, accountName: string): Promise<string>;
+  signIn(email: string, password: string): Promise<Page>;
+  readonly cookies: Map<string, string>;
+}
+
+export function createDashboardClient(baseUrl: string): DashboardClient {
+  const cookies = new Map<string, string>();
+  let csrf = "";
+  const send = async (path: string, init: RequestInit = {}): Promise<Page> => {
+    const response = await fetch(new URL(path, baseUrl), {
+      ...init,
+      redirect: "manual",
+      headers: {
+        ...(init.headers as Record<string, string>),
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      const name = pair!.slice(0, at);
+      const value = pair!.slice(at + 1);
+      if (value === "" || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    const html = await response.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+    if (token !== undefined) csrf = token;
+    return { status: response.status, location: response.headers.get("location"), headers: response.headers, html };
+  };
+  const client: DashboardClient = {
+    cookies,
+    get: (path) => send(path),
+    post: (path, form) =>
+      send(path, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
+      }),
+    async signUp(email, password, accountName) {
+      await client.get("/dashboard/sign-up");
+      const page = await client.post("/dashboard/sign-up", { email, password, account_name: accountName });
+      const secret = /id="secret"[^>]*value="(sk_test_[0-9A-Za-z]+)"/.exec(page.html)?.[1];
+      if (page.status !== 200 || secret === undefined) throw new Error(`sign-up failed: ${page.status}`);
+      return secret;
+    },
+    async signIn(email, password) {
+      await client.get("/dashboard/sign-in");
+      return client.post("/dashboard/sign-in", { email, password });
+    },
+  };
+  return client;
+}
