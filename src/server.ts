@@ -19,8 +19,8 @@ import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { type Sweeper, startSweeper } from "./store/sweeper.ts";
-import { waitForDatabase } from "./wait-for-database.ts";
 import { createUsageMeter } from "./usage/usage-meter.ts";
+import { waitForDatabase } from "./wait-for-database.ts";
 
 export interface ServerOptions {
   readonly clock?: Clock;

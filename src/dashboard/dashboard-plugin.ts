@@ -6,7 +6,7 @@ import fastifyView from "@fastify/view";
 import { Eta } from "eta";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
-import { dashboardCookieSecret } from "../dashboard-auth/cookie-secret.ts";
+import { createLazyCookieSigner } from "../dashboard-auth/cookie-signer.ts";
 import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
@@ -26,7 +26,10 @@ const COPY_SCRIPT = readFileSync(new URL("./views/copy.js", import.meta.url));
 
 export async function dashboardPlugin(scope: FastifyInstance, options: { app: AppContext }): Promise<void> {
   const { app } = options;
-  await scope.register(fastifyCookie, { secret: await dashboardCookieSecret(app.database.db) });
+  const cookies = createLazyCookieSigner(app.database.db);
+  // Before anything reads a cookie: the signing secret lives in the database.
+  scope.addHook("onRequest", async () => cookies.load());
+  await scope.register(fastifyCookie, { secret: cookies.signer });
   await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await scope.register(fastifyCsrf, {
     sessionPlugin: "@fastify/cookie",

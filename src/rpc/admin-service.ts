@@ -9,11 +9,11 @@ import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
 import type { AppContext } from "../context.ts";
+import { createInvite } from "../dashboard-auth/invites.ts";
 import type { Integration } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
-import { createInvite } from "../dashboard-auth/invites.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */

@@ -29,13 +29,10 @@ describe("the OpenAPI document (gen/openapi.json)", () => {
         ([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, ...operation }),
       ),
     );
-    const methodCount = [
-      CallerContextService,
-      HealthService,
-      AdminService,
-      CustomerService,
-      IntegrationService,
-    ].reduce((n, s) => n + s.methods.length, 0);
+    const methodCount = [CallerContextService, HealthService, AdminService, CustomerService, IntegrationService].reduce(
+      (n, s) => n + s.methods.length,
+      0,
+    );
     expect(operations).toHaveLength(methodCount);
     const byRoute = Object.fromEntries(operations.map((operation) => [operation.route, operation.security]));
     expect(byRoute["POST /v1/calls/start"]).toEqual([{ apiKey: [] }]);
