@@ -10,7 +10,9 @@ import { createLazyCookieSigner } from "../dashboard-auth/cookie-signer.ts";
 import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
+import { registerCustomerRoutes } from "./customer-routes.ts";
 import { formatters } from "./format.ts";
+import { registerIntegrationRoutes } from "./integration-routes.ts";
 import { GRACE_LABELS, registerKeyRoutes } from "./key-routes.ts";
 import { renderMessage } from "./messages.ts";
 import { loadUser } from "./session-guard.ts";
@@ -92,5 +94,7 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   registerAuthRoutes(scope, app, signInAttempts);
   registerKeyRoutes(scope, app);
   registerUsageRoutes(scope, app);
+  registerCustomerRoutes(scope, app);
+  registerIntegrationRoutes(scope, app);
   registerAccountRoutes(scope, app);
 }

@@ -1,0 +1,123 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../context.ts";
+import type { CustomerStore } from "../customers/customer-store.ts";
+import { eraseCustomer } from "../customers/erase-customer.ts";
+import { getCustomer } from "../customers/get-customer.ts";
+import { listCustomers } from "../customers/list-customers.ts";
+import { mergeCustomers } from "../customers/merge-customers.ts";
+import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
+import { isCustomerRef } from "../domain/customer-ref.ts";
+import { validationError } from "../domain/domain-error.ts";
+import type { Mode, Tenant } from "../domain/tenant.ts";
+import { formErrors, orMessage } from "./messages.ts";
+import { signedIn } from "./session-guard.ts";
+
+// The Customers page: the account's customer records through the same use
+// cases as /v1/customers, for the data mode the user picks. Nothing is billed:
+// the account's own people are looking, not its callers.
+
+type Form = Record<string, string | undefined>;
+type RefParams = { Params: { ref: string } };
+const text = (source: unknown, name: string) => {
+  const value = (source as Form | undefined)?.[name];
+  return typeof value === "string" ? value.trim() : "";
+};
+const modeOf = (source: unknown): Mode => (text(source, "mode") === "prod" ? "prod" : "test");
+
+/** What a search box holds: a customer_ref (a UUID), an external id (key:value) or else a number. */
+export function searchOf(query: string): { ref?: string; ani?: string; externalId?: string } {
+  if (isCustomerRef(query)) return { ref: query.toLowerCase() };
+  if (query.includes(":")) return { externalId: query };
+  return { ani: query };
+}
+
+export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext): void {
+  const store: CustomerStore = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  const op = () => ({ now: app.clock.now() });
+  const recordPath = (ref: string, mode: Mode) => `/dashboard/customers/${encodeURIComponent(ref)}?mode=${mode}`;
+  /** The signed-in user's tenant in the mode the request names, or undefined once redirected to sign-in. */
+  const tenantOf = (request: FastifyRequest, reply: FastifyReply, source: unknown): Tenant | undefined => {
+    const user = signedIn(request, reply);
+    return user && { accountId: user.account_id, mode: modeOf(source) };
+  };
+  const view = (reply: FastifyReply, template: string, mode: Mode, values: Record<string, unknown>, status = 200) =>
+    reply.code(status).view(template, { title: "Customers", tab: "customers", mode, ...values });
+
+  scope.get("/customers", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.query);
+    if (!tenant) return;
+    const query = text(request.query, "q");
+    const base = { query, results: undefined, error: "", erased: text(request.query, "erased") };
+    if (query === "") return view(reply, "customers.eta", tenant.mode, base);
+    const search = searchOf(query);
+    if (search.ref) return reply.redirect(recordPath(search.ref, tenant.mode), 303);
+    try {
+      const results = await listCustomers(store, tenant, search, op());
+      return view(reply, "customers.eta", tenant.mode, { ...base, results });
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      const error_ = Object.values(errors)[0] ?? message;
+      return view(reply, "customers.eta", tenant.mode, { ...base, error: error_ }, status);
+    }
+  });
+
+  scope.get<RefParams>("/customers/:ref", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.query);
+    if (!tenant) return;
+    const record = await orMessage(reply, () => getCustomer(store, tenant, request.params.ref, op()));
+    if (!record) return;
+    // A merged ref shows its survivor: say so rather than show a different ref silently.
+    const alias = record.customerRef === request.params.ref.toLowerCase() ? "" : request.params.ref;
+    return view(reply, "customer.eta", tenant.mode, { record, alias, notice: text(request.query, "notice") });
+  });
+
+  scope.post<RefParams>("/customers/:ref/unlink", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.body);
+    if (!tenant) return;
+    const query = {
+      ani: text(request.body, "ani") || undefined,
+      externalId: text(request.body, "external_id") || undefined,
+    };
+    const record = await orMessage(reply, () => unlinkIdentifier(store, tenant, request.params.ref, query, op()));
+    if (record) return reply.redirect(`${recordPath(record.customerRef, tenant.mode)}&notice=unlinked`, 303);
+  });
+
+  scope.get<RefParams>("/customers/:ref/erase", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.query);
+    if (!tenant) return;
+    const record = await orMessage(reply, () => getCustomer(store, tenant, request.params.ref, op()));
+    if (record) return view(reply, "erase-customer.eta", tenant.mode, { record });
+  });
+
+  scope.post<RefParams>("/customers/:ref/erase", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.body);
+    if (!tenant) return;
+    const erased = await orMessage(reply, () => eraseCustomer(store, tenant, request.params.ref));
+    if (erased) return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&erased=${erased.customerRef}`, 303);
+  });
+
+  // Merging asks first, showing both records, since it cannot be undone.
+  scope.get<RefParams>("/customers/:ref/merge", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.query);
+    if (!tenant) return;
+    const from = text(request.query, "from");
+    const both = await orMessage(reply, async () => {
+      if (from === "") throw validationError([{ path: ["from"], message: "Give the customer_ref to merge from" }]);
+      const into = await getCustomer(store, tenant, request.params.ref, op());
+      const merged = await getCustomer(store, tenant, from, op());
+      if (merged.customerRef === into.customerRef) {
+        throw validationError([{ path: ["from"], message: "Both refs name the same customer" }]);
+      }
+      return { into, from: merged };
+    });
+    if (both) return view(reply, "merge-customers.eta", tenant.mode, both);
+  });
+
+  scope.post<RefParams>("/customers/:ref/merge", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.body);
+    if (!tenant) return;
+    const from = text(request.body, "from");
+    const record = await orMessage(reply, () => mergeCustomers(store, tenant, request.params.ref, from, op()));
+    if (record) return reply.redirect(`${recordPath(record.customerRef, tenant.mode)}&notice=merged`, 303);
+  });
+}

@@ -1,0 +1,137 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { accountDepsOf } from "../accounts/account-deps.ts";
+import type { AppContext } from "../context.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import type { PLATFORMS } from "../domain/integration.ts";
+import { createIntegration } from "../integrations/create-integration.ts";
+import { deleteIntegration } from "../integrations/delete-integration.ts";
+import { listIntegrations } from "../integrations/list-integrations.ts";
+import type { UserRow } from "../store/schema.ts";
+import { formErrors, orMessage } from "./messages.ts";
+import { signedIn } from "./session-guard.ts";
+
+// The Integrations page: the account's platform webhooks through the same use
+// cases as the admin API, with each webhook URL spelled out for this host.
+
+type Form = Record<string, string | undefined>;
+type IdParams = { Params: { id: string } };
+const field = (body: unknown, name: string) => {
+  const value = (body as Form | undefined)?.[name];
+  return typeof value === "string" ? value.trim() : "";
+};
+
+export const PLATFORM_LABELS: Record<(typeof PLATFORMS)[number], string> = {
+  vapi: "Vapi",
+  retell: "Retell",
+  elevenlabs: "ElevenLabs",
+  twilio_studio: "Twilio Studio",
+};
+
+export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContext): void {
+  const deps = accountDepsOf(app);
+  const urlOf = (request: FastifyRequest, path: string) => `${request.protocol}://${request.host}${path}`;
+  /** One of the account's integrations, or not found: an id of another account names nothing here. */
+  const owned = async (user: UserRow, id: string) => {
+    const found = (await listIntegrations(deps, user.account_id)).find((i) => i.integrationId === id);
+    if (!found) throw new DomainError("not_found", `Integration '${id}' not found`);
+    return found;
+  };
+
+  const listPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: UserRow,
+    extra: Record<string, unknown> = {},
+    status = 200,
+  ) => {
+    const integrations = (await listIntegrations(deps, user.account_id)).map((i) => ({
+      ...i,
+      url: urlOf(request, i.webhookPath),
+    }));
+    return reply.code(status).view("integrations.eta", {
+      title: "Integrations",
+      tab: "integrations",
+      integrations,
+      platforms: PLATFORM_LABELS,
+      created: undefined,
+      errors: {},
+      values: { platform: "vapi", kind: "test" },
+      ...extra,
+    });
+  };
+
+  scope.get("/integrations", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (user) return listPage(request, reply, user);
+  });
+
+  scope.post("/integrations", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    const body = request.body;
+    const values = {
+      platform: field(body, "platform"),
+      name: field(body, "name"),
+      kind: field(body, "kind"),
+      assistant_id: field(body, "assistant_id"),
+      intent_field: field(body, "intent_field"),
+      status_field: field(body, "status_field"),
+      variable_fields: field(body, "variable_fields"),
+      store_summary: field(body, "store_summary") === "on",
+    };
+    try {
+      const created = await createIntegration(deps, {
+        accountId: user.account_id,
+        platform: values.platform,
+        name: values.name,
+        kind: values.kind,
+        // The platform's own secret is never echoed back into the form.
+        signingSecret: field(body, "signing_secret"),
+        assistantId: values.assistant_id,
+        intentField: values.intent_field,
+        statusField: values.status_field,
+        variableFields: values.variable_fields
+          .split(",")
+          .map((f) => f.trim())
+          .filter((f) => f !== ""),
+        storeSummary: values.store_summary,
+      });
+      return listPage(request, reply, user, {
+        created: {
+          ...created.integration,
+          url: urlOf(request, created.integration.webhookPath),
+          secret: created.webhookSecret,
+        },
+      });
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      return listPage(request, reply, user, { errors, values, message }, status);
+    }
+  });
+
+  scope.get<IdParams>("/integrations/:id/delete", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    const integration = await orMessage(reply, () => owned(user, request.params.id));
+    if (integration) {
+      return reply.view("delete-integration.eta", {
+        title: "Delete integration",
+        tab: "integrations",
+        integration,
+        platforms: PLATFORM_LABELS,
+      });
+    }
+  });
+
+  scope.post<IdParams>("/integrations/:id/delete", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    // Checked against the account first: the use case itself takes any id, as the operator's API does.
+    const deleted = await orMessage(reply, async () => {
+      await owned(user, request.params.id);
+      await deleteIntegration(deps, request.params.id);
+      return true;
+    });
+    if (deleted) return reply.redirect("/dashboard/integrations", 303);
+  });
+}
