@@ -14,7 +14,12 @@ export type AuditEventName =
   | "key_rolled"
   | "key_revoked"
   | "member_invited"
-  | "member_joined";
+  | "member_joined"
+  | "customer_erased"
+  | "customers_merged"
+  | "identifier_unlinked"
+  | "integration_created"
+  | "integration_deleted";
 
 export interface AuditEntry {
   readonly accountId: string;

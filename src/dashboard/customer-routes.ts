@@ -6,8 +6,9 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
+import { type AuditEventName, recordAuditEvent } from "../dashboard-auth/audit-log.ts";
 import { isCustomerRef } from "../domain/customer-ref.ts";
-import { validationError } from "../domain/domain-error.ts";
+import { DomainError, validationError } from "../domain/domain-error.ts";
 import type { Mode, Tenant } from "../domain/tenant.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { signedIn } from "./session-guard.ts";
@@ -40,6 +41,15 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     const user = signedIn(request, reply);
     return user && { accountId: user.account_id, mode: modeOf(source) };
   };
+  // The log names customers by ref and mode only: it must not keep what an erasure removed.
+  const audit = (request: FastifyRequest, tenant: Tenant, event: AuditEventName, detail: string) =>
+    recordAuditEvent(app.database.db, app.clock.now(), {
+      accountId: tenant.accountId,
+      actor: request.dashboardUser?.email ?? "",
+      event,
+      detail: `${detail} (${tenant.mode})`,
+      clientAddress: request.ip,
+    });
   const view = (reply: FastifyReply, template: string, mode: Mode, values: Record<string, unknown>, status = 200) =>
     reply.code(status).view(template, { title: "Customers", tab: "customers", mode, ...values });
 
@@ -50,8 +60,16 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     const base = { query, results: undefined, error: "", erased: text(request.query, "erased") };
     if (query === "") return view(reply, "customers.eta", tenant.mode, base);
     const search = searchOf(query);
-    if (search.ref) return reply.redirect(recordPath(search.ref, tenant.mode), 303);
     try {
+      if (search.ref) {
+        // A ref opens its record; one that names no customer here is an empty result, as a number would be.
+        const found = await getCustomer(store, tenant, search.ref, op()).catch((error: unknown) => {
+          if (error instanceof DomainError && error.code === "not_found") return undefined;
+          throw error;
+        });
+        if (found) return reply.redirect(recordPath(search.ref, tenant.mode), 303);
+        return view(reply, "customers.eta", tenant.mode, { ...base, results: [] });
+      }
       const results = await listCustomers(store, tenant, search, op());
       return view(reply, "customers.eta", tenant.mode, { ...base, results });
     } catch (error) {
@@ -79,7 +97,14 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
       externalId: text(request.body, "external_id") || undefined,
     };
     const record = await orMessage(reply, () => unlinkIdentifier(store, tenant, request.params.ref, query, op()));
-    if (record) return reply.redirect(`${recordPath(record.customerRef, tenant.mode)}&notice=unlinked`, 303);
+    if (!record) return;
+    await audit(
+      request,
+      tenant,
+      "identifier_unlinked",
+      `${query.ani ? "a number" : "an external id"} from ${record.customerRef}`,
+    );
+    return reply.redirect(`${recordPath(record.customerRef, tenant.mode)}&notice=unlinked`, 303);
   });
 
   scope.get<RefParams>("/customers/:ref/erase", async (request, reply) => {
@@ -93,7 +118,9 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     const tenant = tenantOf(request, reply, request.body);
     if (!tenant) return;
     const erased = await orMessage(reply, () => eraseCustomer(store, tenant, request.params.ref));
-    if (erased) return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&erased=${erased.customerRef}`, 303);
+    if (!erased) return;
+    await audit(request, tenant, "customer_erased", erased.customerRef);
+    return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&erased=${erased.customerRef}`, 303);
   });
 
   // Merging asks first, showing both records, since it cannot be undone.
@@ -118,6 +145,8 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     if (!tenant) return;
     const from = text(request.body, "from");
     const record = await orMessage(reply, () => mergeCustomers(store, tenant, request.params.ref, from, op()));
-    if (record) return reply.redirect(`${recordPath(record.customerRef, tenant.mode)}&notice=merged`, 303);
+    if (!record) return;
+    await audit(request, tenant, "customers_merged", `${from} → ${record.customerRef}`);
+    return reply.redirect(`${recordPath(record.customerRef, tenant.mode)}&notice=merged`, 303);
   });
 }

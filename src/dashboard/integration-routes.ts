@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { accountDepsOf } from "../accounts/account-deps.ts";
 import type { AppContext } from "../context.ts";
+import { recordAuditEvent } from "../dashboard-auth/audit-log.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { PLATFORMS } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
@@ -37,6 +38,19 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
     return found;
   };
 
+  const audit = (
+    request: FastifyRequest,
+    user: UserRow,
+    event: "integration_created" | "integration_deleted",
+    detail: string,
+  ) =>
+    recordAuditEvent(deps.db, app.clock.now(), {
+      accountId: user.account_id,
+      actor: user.email,
+      event,
+      detail,
+      clientAddress: request.ip,
+    });
   const listPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -96,6 +110,13 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
           .filter((f) => f !== ""),
         storeSummary: values.store_summary,
       });
+      const made = created.integration;
+      await audit(
+        request,
+        user,
+        "integration_created",
+        `${made.integrationId} (${made.name}, ${made.platform}, ${made.kind})`,
+      );
       return listPage(request, reply, user, {
         created: {
           ...created.integration,
@@ -128,10 +149,17 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
     if (!user) return;
     // Checked against the account first: the use case itself takes any id, as the operator's API does.
     const deleted = await orMessage(reply, async () => {
-      await owned(user, request.params.id);
+      const integration = await owned(user, request.params.id);
       await deleteIntegration(deps, request.params.id);
-      return true;
+      return integration;
     });
-    if (deleted) return reply.redirect("/dashboard/integrations", 303);
+    if (!deleted) return;
+    await audit(
+      request,
+      user,
+      "integration_deleted",
+      `${deleted.integrationId} (${deleted.name}, ${deleted.platform}, ${deleted.kind})`,
+    );
+    return reply.redirect("/dashboard/integrations", 303);
   });
 }

@@ -93,6 +93,12 @@ describe("customers and integrations in a browser", () => {
     expect(await main.textContent()).toContain("No customer holds");
     const gone = await page.goto(url(`/dashboard/customers/${otherRef}?mode=test`));
     expect(gone?.status()).toBe(404);
+
+    // The security log names the customers by ref only: the erased number and ids are not kept there.
+    await page.goto(url("/dashboard/account"));
+    const log = (await page.locator("table.audit").textContent()) ?? "";
+    for (const event of ["Customers merged", "Identifier unlinked", "Customer erased"]) expect(log).toContain(event);
+    for (const gone of ["+14155550123", "crm_id", "loyalty"]) expect(log).not.toContain(gone);
   });
 
   it("creates an integration, shows its webhook URL and secret once, and deletes it", async () => {
@@ -126,5 +132,8 @@ describe("customers and integrations in a browser", () => {
       headers: { "content-type": "application/json" },
     });
     expect(refused.status).toBe(401);
+    await page.goto(url("/dashboard/account"));
+    const log = (await page.locator("table.audit").textContent()) ?? "";
+    for (const event of ["Integration created", "Integration deleted"]) expect(log).toContain(event);
   });
 });
