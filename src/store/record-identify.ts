@@ -3,6 +3,7 @@ import type { OpenIntent, StoredVariable } from "../domain/call.ts";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
+import { contextColumns } from "./context-columns.ts";
 import type { Db } from "./database.ts";
 import { linkIdentifiers } from "./link-statements.ts";
 import { deadlineColumn } from "./refusal.ts";
@@ -83,14 +84,7 @@ export async function recordIdentify(
     select
       ${moved} as moved,
       (select call_start from call) as call_start,
-      coalesce((
-        select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
-        from intents where customer_id = ${customer} and status = 'open' and ${record.readContext}
-      ), '[]') as open_intents,
-      coalesce((
-        select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
-        from variables where customer_id = ${customer} and expires_at > ${now} and ${record.readContext}
-      ), '{}') as variables,
+      ${contextColumns(customer, now, record.readContext)},
       ${creditsLeftColumn(charge, moved)} as credits_left,
       ${deadlineColumn(record.deadline)} as deadline_check
   `.execute(db, options);
