@@ -12,7 +12,7 @@ import { revokeKey } from "./revoke-key.ts";
 // use cases as the admin API, each scoped to the signed-in account, where a
 // key of another account is not found.
 
-export const MAX_KEY_NAME_LENGTH = 100;
+const MAX_KEY_NAME_LENGTH = 100;
 
 export type KeyStatus =
   | { readonly state: "active" }
@@ -23,7 +23,7 @@ export interface OwnedKey extends ApiKeySummary {
   readonly status: KeyStatus;
 }
 
-export function keyStatus(key: ApiKeySummary, now: Date): KeyStatus {
+function keyStatus(key: ApiKeySummary, now: Date): KeyStatus {
   if (key.revokedAt !== null) return { state: "revoked", at: key.revokedAt };
   if (key.expiresAt !== null) {
     return key.expiresAt <= now ? { state: "revoked", at: key.expiresAt } : { state: "expiring", at: key.expiresAt };

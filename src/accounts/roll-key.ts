@@ -11,7 +11,7 @@ import { findLiveKey } from "./owned-keys.ts";
 export const ROLL_GRACES = { now: 0, "1h": 3_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;
 export type RollGrace = keyof typeof ROLL_GRACES;
 
-export function isRollGrace(value: string): value is RollGrace {
+function isRollGrace(value: string): value is RollGrace {
   return Object.hasOwn(ROLL_GRACES, value);
 }
 

@@ -4,7 +4,7 @@ import { normalizeHints } from "../domain/caller-hints.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Match } from "../domain/identity-match.ts";
 import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
-import { CALL_ID_REUSE_DAYS } from "../domain/limits.ts";
+import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { refusedWithoutCredit, settleCharge } from "../store/charge.ts";
 import { statementOptions } from "../store/operation.ts";
@@ -14,8 +14,6 @@ import type { CallDeps, CallRequest } from "./call-deps.ts";
 import { retryWhenCustomerGone } from "./customer-gone.ts";
 import { matchCustomer } from "./match-customer.ts";
 import { resolveRefHint } from "./resolve-ref-hint.ts";
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The start of a call. Who the caller is: the customers the hints point at

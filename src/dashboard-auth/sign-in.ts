@@ -7,7 +7,7 @@ import { normaliseEmail } from "./credentials.ts";
 import { openSession } from "./sessions.ts";
 
 /** One client address may make this many times the attempts one email may. */
-export const ADDRESS_FACTOR = 5;
+const ADDRESS_FACTOR = 5;
 
 export type SignInResult =
   | { readonly ok: true; readonly sessionToken: string }

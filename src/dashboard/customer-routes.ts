@@ -26,7 +26,7 @@ const text = (source: unknown, name: string) => {
 const modeOf = (source: unknown): Mode => (text(source, "mode") === "prod" ? "prod" : "test");
 
 /** What a search box holds: a customer_ref (a UUID), an external id (key:value) or else a number. */
-export function searchOf(query: string): { ref?: string; ani?: string; externalId?: string } {
+function searchOf(query: string): { ref?: string; ani?: string; externalId?: string } {
   if (isCustomerRef(query)) return { ref: query.toLowerCase() };
   if (query.includes(":")) return { externalId: query };
   return { ani: query };

@@ -21,7 +21,7 @@ const field = (body: unknown, name: string) => {
   return typeof value === "string" ? value.trim() : "";
 };
 
-export const PLATFORM_LABELS: Record<(typeof PLATFORMS)[number], string> = {
+const PLATFORM_LABELS: Record<(typeof PLATFORMS)[number], string> = {
   vapi: "Vapi",
   retell: "Retell",
   elevenlabs: "ElevenLabs",

@@ -27,5 +27,6 @@ export const MAX_ACCOUNT_NAME_LENGTH = 200;
 export const MAX_REPORTED_ISSUES = 20;
 export const MAX_REPORTED_PATH_SEGMENT_LENGTH = 256;
 
+export const DAY_MS = 24 * 60 * 60 * 1000;
 export const CONTEXT_RETENTION_DAYS = 90;
 export const CALL_ID_REUSE_DAYS = 30;

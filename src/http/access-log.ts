@@ -6,6 +6,14 @@ import type { RequestObserver } from "./request-observers.ts";
  * Connect/gRPC code, duration and key id. Never a header value, a query
  * string or a body: a client may put a secret in any of them.
  */
+/** Paths whose last segment is a one-time secret (an invitation link's token): logged without it. */
+const SECRET_SEGMENT_PREFIXES = ["/dashboard/invite/"];
+
+function loggablePath(path: string): string {
+  const prefix = SECRET_SEGMENT_PREFIXES.find((candidate) => path.startsWith(candidate));
+  return prefix === undefined ? path : `${prefix}:token`;
+}
+
 export function accessLog(log: FastifyBaseLogger): RequestObserver {
   return (record) => {
     log.info(
@@ -13,7 +21,7 @@ export function accessLog(log: FastifyBaseLogger): RequestObserver {
         reqId: record.requestId,
         protocol: record.protocol,
         method: record.httpMethod,
-        url: record.path,
+        url: loggablePath(record.path),
         rpc: record.method === undefined ? undefined : `${record.service}/${record.method}`,
         route: record.route,
         status: record.httpStatus,

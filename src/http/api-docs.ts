@@ -32,6 +32,8 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+const assetCache: Record<string, Promise<Buffer>> = {};
+
 export function registerApiDocs(fastify: FastifyInstance): void {
   fastify.get("/v1/openapi.json", (_request, reply) =>
     reply.header("content-type", "application/json; charset=utf-8").send(DOCUMENT),
@@ -40,7 +42,10 @@ export function registerApiDocs(fastify: FastifyInstance): void {
   fastify.get<{ Params: { asset: string } }>("/docs/:asset", async (request, reply) => {
     const type = ASSETS[request.params.asset];
     if (type === undefined) return reply.callNotFound();
-    const content = await readFile(join(SWAGGER_UI, request.params.asset));
+    // Read once: the bundle is about 1 MB and never changes while the process runs.
+    const cached = assetCache[request.params.asset] ?? readFile(join(SWAGGER_UI, request.params.asset));
+    assetCache[request.params.asset] = cached;
+    const content = await cached;
     return reply.header("content-type", type).header("cache-control", "public, max-age=86400").send(content);
   });
 }

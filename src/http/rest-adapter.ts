@@ -31,10 +31,10 @@ type ParsedBody =
   | { readonly json: unknown; readonly text: string }
   | { readonly malformed: true; readonly text?: string };
 
-/** A route's raw-body and raw-response fields (proto field names), when it declares them. */
+/** A route's raw-body field (proto name) and raw-response field (its localName), when it declares them. */
 interface RawFields {
   readonly body: string;
-  readonly responseBody: string;
+  readonly responseField: string | undefined;
 }
 
 export function registerRestRoutes(
@@ -60,7 +60,8 @@ export function registerRestRoutes(
     for (const method of service.methods) {
       if (method.methodKind !== "unary" || !hasOption(method, routeOption)) continue;
       const { method: httpMethod, path, body, responseBody } = getOption(method, routeOption);
-      const raw = body === "" ? undefined : { body, responseBody };
+      const responseField = method.output.fields.find((field) => field.name === responseBody)?.localName;
+      const raw = body === "" ? undefined : { body, responseField };
       app.route({
         method: httpMethod as "GET" | "POST" | "DELETE",
         url: path.replace(/\{(\w+)\}/g, ":$1"),
@@ -129,10 +130,8 @@ async function handle(
   try {
     const output = await invokeUnaryImplementation(methodSpec, context, message as never, interceptors);
     reply.code(context.values.get(restStatusKey)).headers(headerObject(context.responseHeader));
-    if (raw?.responseBody) {
-      const field = method.output.fields.find((f) => f.name === raw.responseBody);
-      const text = field === undefined ? "{}" : String((output as Record<string, unknown>)[field.localName]);
-      return reply.type("application/json").send(text);
+    if (raw?.responseField !== undefined) {
+      return reply.type("application/json").send(String((output as Record<string, unknown>)[raw.responseField]));
     }
     return reply.send(encodeMessage(method.output, output));
   } catch (thrown) {

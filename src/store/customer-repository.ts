@@ -7,6 +7,7 @@ import {
   RECORD_CALLS,
 } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
+import { contextColumns } from "./context-columns.ts";
 import type { Db } from "./database.ts";
 
 // Reads of customer records, and the lookups by identifier. The writes
@@ -60,19 +61,12 @@ export async function readCustomerRecord(
         from customer_identifiers where customer_id = c.id and kind = 'external_id'
       ), '[]') as external_ids,
       coalesce((
-        select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
-        from intents where customer_id = c.id and status = 'open'
-      ), '[]') as open_intents,
-      coalesce((
         select json_agg(json_build_object('intent', name, 'resolutionType', resolution_type,
           'resolutionExternalReference', resolution_external_reference, 'resolvedAt', updated_at)
           order by updated_at desc, name)
         from intents where customer_id = c.id and status = 'resolved'
       ), '[]') as resolved_intents,
-      coalesce((
-        select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
-        from variables where customer_id = c.id and expires_at > ${now}
-      ), '{}') as variables,
+      ${contextColumns(sql`c.id`, now, true)},
       coalesce((
         select json_agg(json_build_object('callId', call_id, 'callStart', call_start, 'callEnd', call_end)
           order by call_start desc, call_id)

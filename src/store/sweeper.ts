@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.ts";
-import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS } from "../domain/limits.ts";
+import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../domain/limits.ts";
 import type { Db } from "./database.ts";
 import {
   deleteExpiredIdempotencyKeys,
@@ -14,7 +14,6 @@ import {
 // their call_id may be used again), expired variables and idempotency keys.
 // One instance sweeps at a time, in bounded batches.
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
 
 export interface SweepResult {

@@ -10,10 +10,6 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
   return db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
 }
 
-export async function findUser(db: Db, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
-}
-
 export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
   await db.updateTable("users").set({ password_hash: passwordHash }).where("id", "=", userId).execute();
 }

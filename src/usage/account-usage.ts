@@ -5,7 +5,7 @@ import { creditsLeft } from "../store/account-repository.ts";
 import { listUsageDays } from "../store/usage-repository.ts";
 import type { UsageMeter } from "./usage-meter.ts";
 
-export const USAGE_DAYS = 30;
+const USAGE_DAYS = 30;
 
 export interface UsageDay {
   /** "2026-11-23" (UTC). */

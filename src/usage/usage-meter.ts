@@ -20,7 +20,7 @@ export interface UsageMeter {
 }
 
 /** A key's last use is written at most once per this interval. */
-export const KEY_TOUCH_INTERVAL_MS = 60_000;
+const KEY_TOUCH_INTERVAL_MS = 60_000;
 const MAX_TRACKED_KEYS = 100_000;
 
 export function createUsageMeter(

@@ -57,6 +57,9 @@ describe("dashboard invitations", () => {
     const { url } = JSON.parse(stdout);
     const path = new URL(url).pathname;
     expect(path).toMatch(/^\/dashboard\/invite\/[\w-]{20,}$/);
+    // The link's token is a one-time secret: the access log names the route, not the token.
+    await createDashboardClient(server.url).get(path);
+    expect(server.logLines.join("\n")).not.toContain(path.split("/").pop());
 
     const first = await signUpWith(path, "invited@example.com", "Invited Co");
     expect(first.page.status).toBe(200);
