@@ -4,6 +4,7 @@ import type { Clock } from "./domain/clock.ts";
 import type { AdmissionControl } from "./guards/admission.ts";
 import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
+import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { Database } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
@@ -15,6 +16,7 @@ export interface AppContext {
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
   readonly keys: KeyVerifier;
+  readonly webhooks: WebhookVerifier;
   readonly rateLimiter: RateLimiter;
   /** Undefined when METRICS=off. */
   readonly metrics: Metrics | undefined;

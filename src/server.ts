@@ -12,6 +12,7 @@ import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
 import { reportShedding } from "./guards/shedding-report.ts";
+import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
@@ -65,6 +66,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock,
       log,
       keys: createKeyVerifier(database.db, undefined, clock),
+      webhooks: createWebhookVerifier(database.db, clock),
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
@@ -81,6 +83,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock,
       log,
       keys: context.keys,
+      webhooks: context.webhooks,
       rateLimiter: context.rateLimiter,
       failedAuthLimiter,
       monthlyAllowance: config.monthlyQuota,

@@ -9,11 +9,17 @@ import type { Db } from "../store/database.ts";
 export interface AccountDeps {
   readonly db: Db;
   readonly clock: Clock;
-  /** Cached key lookups carry the account's tier and revocation: dropped when either changes. */
+  /** Cached credential lookups (API keys, webhooks) carry the account's tier and revocation: dropped when either changes. */
   readonly keys: { forgetAll(): void };
   readonly monthlyQuota: MonthlyAllowance;
 }
 
 export function accountDepsOf(app: AppContext): AccountDeps {
-  return { db: app.database.db, clock: app.clock, keys: app.keys, monthlyQuota: app.config.monthlyQuota };
+  const keys = {
+    forgetAll() {
+      app.keys.forgetAll();
+      app.webhooks.forgetAll();
+    },
+  };
+  return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota };
 }

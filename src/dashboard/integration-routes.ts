@@ -147,12 +147,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
   scope.post<IdParams>("/integrations/:id/delete", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
-    // Checked against the account first: the use case itself takes any id, as the operator's API does.
-    const deleted = await orMessage(reply, async () => {
-      const integration = await owned(user, request.params.id);
-      await deleteIntegration(deps, request.params.id);
-      return integration;
-    });
+    const deleted = await orMessage(reply, () => deleteIntegration(deps, request.params.id, user.account_id));
     if (!deleted) return;
     await audit(
       request,

@@ -66,7 +66,7 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
     }
     if (access === "integration") {
       const { webhookId, payload } = req.message as { webhookId?: unknown; payload?: unknown };
-      const verified = await options.webhooks(String(webhookId ?? ""), String(payload ?? ""), req.header);
+      const verified = await options.webhooks.verify(String(webhookId ?? ""), String(payload ?? ""), req.header);
       if (!verified.ok) throw await refuse(WEBHOOK_REFUSED_MESSAGE, peer);
       req.contextValues.set(principalKey, verified.principal).set(integrationKey, verified.integration);
       return next(req);

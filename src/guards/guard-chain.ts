@@ -15,7 +15,7 @@ import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { readinessGuard } from "./readiness-guard.ts";
 import { timeBudget } from "./time-budget.ts";
-import { createWebhookVerifier } from "./webhook-verifier.ts";
+import type { WebhookVerifier } from "./webhook-verifier.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
 // gRPC alike: readiness → error boundary → time budget → admission →
@@ -28,6 +28,7 @@ export interface GuardDependencies {
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
   readonly keys: KeyVerifier;
+  readonly webhooks: WebhookVerifier;
   readonly rateLimiter: RateLimiter;
   readonly failedAuthLimiter: RateLimiter;
   readonly monthlyAllowance: MonthlyAllowance;
@@ -54,7 +55,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
     admissionGuard(deps.admission, deps.admits),
     authenticate({
       keys: deps.keys,
-      webhooks: createWebhookVerifier(deps.db, deps.clock),
+      webhooks: deps.webhooks,
       adminTokenHash: deps.adminTokenHash,
       clock: deps.clock,
       // Per instance: counting guesses needs no coordination to slow them down.

@@ -4,16 +4,13 @@ import { isTier } from "../domain/tiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
 import type { Db } from "../store/database.ts";
 import type { Principal } from "./context-values.ts";
+import { createShortLivedCache } from "./short-lived-cache.ts";
 
 // Turns an Authorization header into a principal. Lookups are cached for
-// less than a second, which bounds how long another instance may still
-// accept a key revoked elsewhere; a revocation on this instance clears the
-// cache at once.
+// less than a second; a revocation on this instance clears the cache at once.
 
 export const MISSING_KEY_MESSAGE = "Invalid or missing API key";
 export const REVOKED_KEY_MESSAGE = "API key has been revoked";
-export const KEY_CACHE_TTL_MS = 500;
-const MAX_CACHED_KEYS = 10_000;
 
 export type Verification =
   | { readonly ok: true; readonly principal: Principal }
@@ -24,30 +21,22 @@ export interface KeyVerifier {
   forgetAll(): void;
 }
 
-/**
- * The cache's lifetime is operational, not business time, so it runs on the
- * monotonic clock: tests that move the business clock do not freeze it.
- */
 export function createKeyVerifier(
   db: Db,
   monotonicNow: () => number = () => performance.now(),
   clock: Clock = systemClock,
 ): KeyVerifier {
-  const cache = new Map<string, { verification: Verification; expiresAt: number }>();
+  const cache = createShortLivedCache<{ verification: Verification; keyEnds?: Date | null }>(monotonicNow);
   return {
     async verify(authorization) {
       const key = bearerToken(authorization);
       if (key === undefined || modeOfApiKey(key) === undefined) return { ok: false, message: MISSING_KEY_MESSAGE };
       // Looking up by hash compares hashes in the database index, never the secret itself.
       const hash = hashSecret(key);
-      const now = monotonicNow();
-      const cached = cache.get(hash);
-      if (cached !== undefined && cached.expiresAt > now) return expired(cached, clock.now());
-
-      const row = await findKeyByHash(db, hash);
-      const entry = { verification: toVerification(row), expiresAt: now + KEY_CACHE_TTL_MS, keyEnds: row?.expiresAt };
-      if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-      cache.set(hash, entry);
+      const entry = await cache.get(hash, async () => {
+        const row = await findKeyByHash(db, hash);
+        return { verification: toVerification(row), keyEnds: row?.expiresAt };
+      });
       return expired(entry, clock.now());
     },
     forgetAll() {

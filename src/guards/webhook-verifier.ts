@@ -6,7 +6,7 @@ import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.t
 import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
 import type { Principal } from "./context-values.ts";
-import { KEY_CACHE_TTL_MS } from "./key-verifier.ts";
+import { createShortLivedCache } from "./short-lived-cache.ts";
 
 // Turns a platform webhook into a principal: the integration its URL names,
 // if the request carries that integration's credential the platform's way.
@@ -20,28 +20,21 @@ export type WebhookVerification =
   | { readonly ok: true; readonly principal: Principal; readonly integration: Integration }
   | { readonly ok: false };
 
-export type WebhookVerifier = (webhookId: string, payload: string, headers: Headers) => Promise<WebhookVerification>;
-
-const MAX_CACHED_INTEGRATIONS = 10_000;
+export interface WebhookVerifier {
+  verify(webhookId: string, payload: string, headers: Headers): Promise<WebhookVerification>;
+  /** Drops cached integrations: one was deleted, or an account's tier changed. */
+  forgetAll(): void;
+}
 
 export function createWebhookVerifier(
   db: Db,
   clock: Clock,
   monotonicNow: () => number = () => performance.now(),
 ): WebhookVerifier {
-  const cache = new Map<string, { found: IntegrationWithAccount | undefined; expiresAt: number }>();
-  const lookUp = async (webhookId: string) => {
-    const now = monotonicNow();
-    const cached = cache.get(webhookId);
-    if (cached !== undefined && cached.expiresAt > now) return cached.found;
-    const found = await findIntegrationByWebhookId(db, webhookId);
-    if (cache.size >= MAX_CACHED_INTEGRATIONS) cache.clear();
-    cache.set(webhookId, { found, expiresAt: now + KEY_CACHE_TTL_MS });
-    return found;
-  };
-  return async (webhookId, payload, headers) => {
+  const cache = createShortLivedCache<IntegrationWithAccount | undefined>(monotonicNow);
+  const verify: WebhookVerifier["verify"] = async (webhookId, payload, headers) => {
     if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return { ok: false };
-    const found = await lookUp(webhookId);
+    const found = await cache.get(webhookId, () => findIntegrationByWebhookId(db, webhookId));
     if (found === undefined) return { ok: false };
     const integration = integrationRowToIntegration(found.integration);
     const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
@@ -61,4 +54,5 @@ export function createWebhookVerifier(
       },
     };
   };
+  return { verify, forgetAll: () => cache.clear() };
 }

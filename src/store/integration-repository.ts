@@ -15,10 +15,18 @@ export async function listIntegrationRows(db: Db, accountId: string): Promise<In
   return db.selectFrom("integrations").selectAll().where("account_id", "=", accountId).orderBy("created_at").execute();
 }
 
-/** True when a row was deleted. */
-export async function deleteIntegrationRow(db: Db, integrationId: string): Promise<boolean> {
-  const result = await db.deleteFrom("integrations").where("id", "=", integrationId).executeTakeFirst();
-  return result.numDeletedRows > 0n;
+/** The deleted row; `accountId`, when given, must own it. */
+export async function deleteIntegrationRow(
+  db: Db,
+  integrationId: string,
+  accountId?: string,
+): Promise<IntegrationRow | undefined> {
+  return db
+    .deleteFrom("integrations")
+    .where("id", "=", integrationId)
+    .$if(accountId !== undefined, (query) => query.where("account_id", "=", accountId as string))
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** The integration a webhook URL names, with its account's billing facts, in one indexed lookup. */
