@@ -1,4 +1,5 @@
 import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { ValidationFailureSchema } from "../../gen/callercontext/v1/errors_pb.ts";
@@ -33,20 +34,6 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
   return createClient(AdminService, transport);
 }
 
-/** The HTTP status the Connect protocol gives each code: what the server answered. */
-const HTTP_STATUS: Partial<Record<Code, number>> = {
-  [Code.InvalidArgument]: 400,
-  [Code.Unauthenticated]: 401,
-  [Code.PermissionDenied]: 403,
-  [Code.NotFound]: 404,
-  [Code.AlreadyExists]: 409,
-  [Code.FailedPrecondition]: 400,
-  [Code.ResourceExhausted]: 429,
-  [Code.Unimplemented]: 501,
-  [Code.Unavailable]: 503,
-  [Code.DeadlineExceeded]: 504,
-};
-
 /**
  * The error an operator reads (main prints its rawMessage): the server's
  * message with the HTTP status it answered, or why it could not be reached.
@@ -58,7 +45,8 @@ function describe(error: unknown, origin: string): ConnectError {
   if (connectError.code === Code.DeadlineExceeded) {
     return new ConnectError(`cannot reach ${origin}: timed out`, Code.DeadlineExceeded);
   }
-  const status = HTTP_STATUS[connectError.code] ?? 500;
+  // The status the Connect protocol gives the code: what the server answered.
+  const status = codeToHttpStatus(connectError.code);
   // Field issues are appended, so a refusal says what to fix.
   const issues = connectError
     .findDetails(ValidationFailureSchema)

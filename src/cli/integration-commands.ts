@@ -1,11 +1,11 @@
 import { toJson } from "@bufbuild/protobuf";
 import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
+import { PLATFORMS } from "../domain/integration.ts";
+import { MODES } from "../domain/tenant.ts";
 import { parseChoice, requireOption } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { fields } from "./output.ts";
 
-const PLATFORMS = ["vapi", "retell", "elevenlabs", "twilio_studio"] as const;
-const KINDS = ["test", "prod"] as const;
 const YES_NO = ["yes", "no"] as const;
 
 export const integrationCommands: readonly Command[] = [
@@ -25,14 +25,14 @@ export const integrationCommands: readonly Command[] = [
       "store-summary": { type: "string" },
     },
     synopsis:
-      "--account ACCOUNT_ID --platform vapi|retell|elevenlabs|twilio_studio --name NAME [--kind test|prod] " +
+      `--account ACCOUNT_ID --platform ${PLATFORMS.join("|")} --name NAME [--kind ${MODES.join("|")}] ` +
       "[--signing-secret SECRET] [--assistant-id ID] [--intent-field F] [--status-field F] [--variables A,B] " +
       "[--store-summary yes|no]",
     summary: "connect a voice platform; prints its webhook path and the secret it sends (shown once)",
     async run({ options, admin, env }) {
       const accountId = requireOption(options, "account");
       const platform = parseChoice(requireOption(options, "platform"), "--platform", PLATFORMS);
-      const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", KINDS);
+      const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", MODES);
       const storeSummary = parseChoice(options["store-summary"] ?? "no", "--store-summary", YES_NO) === "yes";
       const variables = (options.variables ?? "").split(",").map((name) => name.trim());
       // A secret on the command line lands in shell history; the environment is the better place.

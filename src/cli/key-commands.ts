@@ -1,19 +1,18 @@
+import { MODES } from "../domain/tenant.ts";
 import { parseChoice, requireOption } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { formatCreatedKey, formatKeyList } from "./output.ts";
-
-const KEY_KINDS = ["test", "prod"] as const;
 
 export const keyCommands: readonly Command[] = [
   {
     name: "keys create",
     args: [],
     options: { account: { type: "string" }, kind: { type: "string" } },
-    synopsis: "--account ACCOUNT_ID [--kind test|prod]",
+    synopsis: `--account ACCOUNT_ID [--kind ${MODES.join("|")}]`,
     summary: "create an API key (kind defaults to test); the secret is shown once",
     async run({ options, admin }) {
       const accountId = requireOption(options, "account");
-      const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", KEY_KINDS);
+      const kind = options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", MODES);
       const key = await admin().createKey({ accountId, kind });
       return {
         json: { key_id: key.keyId, api_key: key.apiKey, kind: key.kind, account_id: key.accountId },
