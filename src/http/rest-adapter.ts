@@ -27,9 +27,8 @@ export interface RestService {
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** What the JSON body parser hands the route: the parsed value (and its text), or that it could not be parsed. */
-type ParsedBody =
-  | { readonly json: unknown; readonly text: string }
-  | { readonly malformed: true; readonly text?: string };
+/** The body as text; undefined when its bytes are not UTF-8. Parsed as JSON by the route that wants JSON. */
+type BodyText = { readonly text: string | undefined };
 
 /** A route's raw-body field (proto name) and raw-response field (its localName), when it declares them. */
 interface RawFields {
@@ -49,10 +48,8 @@ export function registerRestRoutes(
     try {
       // JSON is UTF-8; bytes that are not would otherwise be stored as U+FFFD without a word.
       text = UTF8.decode(raw as Buffer);
-      done(null, { json: text === "" ? undefined : JSON.parse(text), text } satisfies ParsedBody);
-    } catch {
-      done(null, { malformed: true, text } satisfies ParsedBody);
-    }
+    } catch {}
+    done(null, { text } satisfies BodyText);
   });
 
   for (const { service, implementation } of services) {
@@ -88,7 +85,7 @@ async function handle(
   const issues: JsonIssue[] = [];
   // GET and DELETE take their fields from the query string: some clients and proxies drop a DELETE body.
   const fromQuery = request.method === "GET" || request.method === "DELETE";
-  const body = fromQuery ? undefined : (request.body as ParsedBody | undefined);
+  const body = fromQuery ? undefined : (request.body as BodyText | undefined);
   let json: unknown;
   if (fromQuery) {
     json = request.query;
@@ -96,10 +93,8 @@ async function handle(
     // The body goes to one string field as sent; the implementation reads it.
     json = { [raw.body]: body?.text ?? "" };
     if (body?.text === undefined && body !== undefined) issues.push({ path: [], message: "Body is not UTF-8" });
-  } else if (body !== undefined && "malformed" in body) {
-    issues.push({ path: [], message: "Malformed JSON" });
-  } else {
-    json = body?.json;
+  } else if (body !== undefined) {
+    json = parseJson(body.text, issues);
   }
   if (json !== undefined && (typeof json !== "object" || json === null || Array.isArray(json))) {
     issues.push({ path: [], message: "Expected a JSON object" });
@@ -140,4 +135,14 @@ async function handle(
     const { status, body: errorBody } = connectErrorToHttp(error);
     return reply.code(status).headers(headerObject(error.metadata)).send(errorBody);
   }
+}
+
+/** An empty body is no body; text that is not JSON (or not UTF-8) is one issue. */
+function parseJson(text: string | undefined, issues: JsonIssue[]): unknown {
+  if (text === "") return undefined;
+  try {
+    if (text !== undefined) return JSON.parse(text);
+  } catch {}
+  issues.push({ path: [], message: "Malformed JSON" });
+  return undefined;
 }
