@@ -6,10 +6,11 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { type AuditEventName, recordAuditEvent } from "../dashboard-auth/audit-log.ts";
+import type { AuditEventName } from "../dashboard-auth/audit-log.ts";
 import { isCustomerRef } from "../domain/customer-ref.ts";
 import { DomainError, validationError } from "../domain/domain-error.ts";
 import type { Mode, Tenant } from "../domain/tenant.ts";
+import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { signedIn } from "./session-guard.ts";
 
@@ -43,13 +44,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
   };
   // The log names customers by ref and mode only: it must not keep what an erasure removed.
   const audit = (request: FastifyRequest, tenant: Tenant, event: AuditEventName, detail: string) =>
-    recordAuditEvent(app.database.db, app.clock.now(), {
-      accountId: tenant.accountId,
-      actor: request.dashboardUser?.email ?? "",
-      event,
-      detail: `${detail} (${tenant.mode})`,
-      clientAddress: request.ip,
-    });
+    auditAction(app, request, event, `${detail} (${tenant.mode})`);
   const view = (reply: FastifyReply, template: string, mode: Mode, values: Record<string, unknown>, status = 200) =>
     reply.code(status).view(template, { title: "Customers", tab: "customers", mode, ...values });
 

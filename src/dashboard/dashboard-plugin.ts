@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import fastifyCookie from "@fastify/cookie";
 import fastifyCsrf from "@fastify/csrf-protection";
 import fastifyFormbody from "@fastify/formbody";
@@ -23,8 +22,6 @@ import { registerUsageRoutes } from "./usage-routes.ts";
 // and a CSRF token in every form that changes anything.
 
 const VIEWS = new URL("./views/", import.meta.url).pathname;
-const STYLESHEET = readFileSync(new URL("./views/dashboard.css", import.meta.url));
-const COPY_SCRIPT = readFileSync(new URL("./views/copy.js", import.meta.url));
 
 export async function dashboardPlugin(scope: FastifyInstance, options: { app: AppContext }): Promise<void> {
   const { app } = options;
@@ -78,12 +75,6 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   });
   scope.setNotFoundHandler((_request, reply) => renderMessage(reply, 404, "Page not found", "There is nothing here."));
 
-  scope.get("/assets/dashboard.css", (_request, reply) =>
-    reply.header("cache-control", "public, max-age=300").type("text/css; charset=utf-8").send(STYLESHEET),
-  );
-  scope.get("/assets/copy.js", (_request, reply) =>
-    reply.header("cache-control", "public, max-age=300").type("text/javascript; charset=utf-8").send(COPY_SCRIPT),
-  );
   scope.get("/", (request, reply) =>
     reply.redirect(request.dashboardUser ? "/dashboard/keys" : "/dashboard/sign-in", 303),
   );

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { accountDepsOf } from "../accounts/account-deps.ts";
 import type { AppContext } from "../context.ts";
-import { recordAuditEvent } from "../dashboard-auth/audit-log.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { PLATFORMS } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
 import type { UserRow } from "../store/schema.ts";
+import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { signedIn } from "./session-guard.ts";
 
@@ -38,19 +38,6 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
     return found;
   };
 
-  const audit = (
-    request: FastifyRequest,
-    user: UserRow,
-    event: "integration_created" | "integration_deleted",
-    detail: string,
-  ) =>
-    recordAuditEvent(deps.db, app.clock.now(), {
-      accountId: user.account_id,
-      actor: user.email,
-      event,
-      detail,
-      clientAddress: request.ip,
-    });
   const listPage = async (
     request: FastifyRequest,
     reply: FastifyReply,
@@ -111,9 +98,9 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
         storeSummary: values.store_summary,
       });
       const made = created.integration;
-      await audit(
+      await auditAction(
+        app,
         request,
-        user,
         "integration_created",
         `${made.integrationId} (${made.name}, ${made.platform}, ${made.kind})`,
       );
@@ -149,9 +136,9 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
     if (!user) return;
     const deleted = await orMessage(reply, () => deleteIntegration(deps, request.params.id, user.account_id));
     if (!deleted) return;
-    await audit(
+    await auditAction(
+      app,
       request,
-      user,
       "integration_deleted",
       `${deleted.integrationId} (${deleted.name}, ${deleted.platform}, ${deleted.kind})`,
     );

@@ -3,8 +3,8 @@ import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createOwnedKey, findLiveKey, listOwnedKeys, revokeOwnedKey } from "../accounts/owned-keys.ts";
 import { type ROLL_GRACES, rollKey } from "../accounts/roll-key.ts";
 import type { AppContext } from "../context.ts";
-import { recordAuditEvent } from "../dashboard-auth/audit-log.ts";
 import type { UserRow } from "../store/schema.ts";
+import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { signedIn } from "./session-guard.ts";
 
@@ -24,16 +24,7 @@ export const GRACE_LABELS: Record<keyof typeof ROLL_GRACES, string> = {
 };
 
 export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void {
-  const { db } = app.database;
   const deps = accountDepsOf(app);
-  const audit = (user: UserRow, ip: string, event: "key_created" | "key_rolled" | "key_revoked", detail: string) =>
-    recordAuditEvent(db, app.clock.now(), {
-      accountId: user.account_id,
-      actor: user.email,
-      event,
-      detail,
-      clientAddress: ip,
-    });
 
   const keysPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) => {
     // This instance's unwritten "last used" times first, so a key just used shows it.
@@ -62,7 +53,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     const values = { name: field(request.body, "name"), kind: field(request.body, "kind") };
     try {
       const created = await createOwnedKey(deps, user.account_id, values);
-      await audit(user, request.ip, "key_created", `${created.keyId} (${created.name}, ${created.kind})`);
+      await auditAction(app, request, "key_created", `${created.keyId} (${created.name}, ${created.kind})`);
       return keysPage(reply, user, { created });
     } catch (error) {
       const { status, errors } = formErrors(error);
@@ -82,7 +73,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     if (!user) return;
     const key = await orMessage(reply, () => revokeOwnedKey(deps, user.account_id, request.params.id));
     if (!key) return;
-    await audit(user, request.ip, "key_revoked", `${key.keyId} (${key.name}, ${key.kind})`);
+    await auditAction(app, request, "key_revoked", `${key.keyId} (${key.name}, ${key.kind})`);
     return reply.redirect("/dashboard/keys", 303);
   });
 
@@ -92,9 +83,9 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     const grace = field(request.body, "grace");
     const rolled = await orMessage(reply, () => rollKey(deps, user.account_id, request.params.id, grace));
     if (!rolled) return;
-    await audit(
-      user,
-      request.ip,
+    await auditAction(
+      app,
+      request,
       "key_rolled",
       `${rolled.old.keyId} → ${rolled.keyId} (${rolled.name}, ${rolled.kind}); old secret ends ${rolled.oldEndsAt.toISOString()}`,
     );

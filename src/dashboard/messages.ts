@@ -11,14 +11,8 @@ export function formErrors(error: unknown): { status: number; errors: Record<str
   if (!(error instanceof DomainError)) throw error;
   const errors: Record<string, string> = {};
   for (const issue of error.issues) errors[issue.path[0] ?? ""] ??= issue.message;
-  const status =
-    error.code === "already_exists" || error.code === "failed_precondition"
-      ? 409
-      : error.code === "not_found"
-        ? 404
-        : 400;
   return {
-    status,
+    status: statusOf(error),
     errors,
     message: error.issues.length > 0 ? "Please correct the fields marked below." : error.message,
   };
@@ -30,9 +24,17 @@ export async function orMessage<T>(reply: FastifyReply, work: () => Promise<T>):
     return await work();
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    if (error.code === "not_found") await renderMessage(reply, 404, "Not found", error.message);
-    else if (error.code === "failed_precondition") await renderMessage(reply, 409, "Not possible", error.message);
-    else await renderMessage(reply, 400, "Please check the form", error.issues[0]?.message ?? error.message);
+    const status = statusOf(error);
+    if (status === 404) await renderMessage(reply, status, "Not found", error.message);
+    else if (error.code === "failed_precondition") await renderMessage(reply, status, "Not possible", error.message);
+    else await renderMessage(reply, status, "Please check the form", error.issues[0]?.message ?? error.message);
     return undefined;
   }
+}
+
+/** A page's status for a refused use case: the dashboard's one reading of the domain's codes. */
+function statusOf(error: DomainError): 400 | 404 | 409 {
+  if (error.code === "not_found") return 404;
+  if (error.code === "already_exists" || error.code === "failed_precondition") return 409;
+  return 400;
 }

@@ -8,6 +8,7 @@ import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
+import { dashboardAssets } from "../dashboard/dashboard-assets.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
@@ -86,6 +87,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   fastify.setNotFoundHandler(answerUnrouted);
 
   await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
+  await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
   await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
