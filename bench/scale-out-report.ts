@@ -1,3 +1,4 @@
+import { DISTURBED_ABOVE_PERCENT } from "./resources.ts";
 import type { BenchResults } from "./results-file.ts";
 import { fixed, formatTable } from "./table.ts";
 import type { ScaleOutRun } from "./two-instance-phase.ts";
@@ -45,7 +46,7 @@ export function formatScaleOut(results: Pick<BenchResults, "scaleOut" | "scaleOu
         run.cpu.serversPercent.map((percent) => fixed(percent, 0)).join(" / "),
         fixed(run.cpu.postgresPercent, 0),
         fixed(run.cpu.clientPercent, 0),
-        fixed(run.cpu.otherPercent, 0),
+        `${fixed(run.cpu.otherPercent, 0)}${run.cpu.otherPercent > DISTURBED_ABOVE_PERCENT ? " !" : ""}`,
         fixed(run.cpu.machinePercent, 0),
         `${fixed(run.cpuMsPerCall.servers)} / ${fixed(run.cpuMsPerCall.postgres)}`,
         `${fixed(run.lockWaits.lockWaitingMean)} / ${run.lockWaits.lockWaitingMax}`,
@@ -54,6 +55,9 @@ export function formatScaleOut(results: Pick<BenchResults, "scaleOut" | "scaleOu
       ]),
       "lrrrrrrrrrrrr",
     ),
+    ...(runs.some(([, run]) => run.cpu.otherPercent > DISTURBED_ABOVE_PERCENT)
+      ? [`  ! other work on the machine took more than ${DISTURBED_ABOVE_PERCENT} % of a core: the ratio is disturbed`]
+      : []),
     `  two / one = ${fixed(scaleOut.ratio)} ×`,
     ...runs.map(([title, run]) => `  ${title}, active backends waiting for: ${waits(run)}`),
     ...runs.flatMap(([title, run]) => errorLines(title, run)),

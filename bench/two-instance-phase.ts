@@ -222,13 +222,17 @@ async function redisProblem(url: string): Promise<string | undefined> {
     enableOfflineQueue: false,
     retryStrategy: () => null,
   });
-  redis.on("error", () => {}); // the failed connect or PING says it
+  // The error event carries the cause (ECONNREFUSED); the rejection only says the connection closed.
+  let cause: string | undefined;
+  redis.on("error", (error: Error) => {
+    cause ??= error.message;
+  });
   try {
     await redis.connect();
     await redis.ping();
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return cause ?? (error instanceof Error ? error.message : String(error));
   } finally {
     redis.disconnect();
   }
