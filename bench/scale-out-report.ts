@@ -61,6 +61,9 @@ export function formatScaleOut(results: Pick<BenchResults, "scaleOut" | "scaleOu
     `  two / one = ${fixed(scaleOut.ratio)} ×`,
     ...runs.map(([title, run]) => `  ${title}, active backends waiting for: ${waits(run)}`),
     ...runs.flatMap(([title, run]) => errorLines(title, run)),
+    ...Object.entries(scaleOut.serverWarnings).map(
+      ([message, n]) => `  server log at warn or above: ${n} × ${message}`,
+    ),
     ...(earlier.length > 0
       ? [`  the one-instance closed loops earlier in this run: ${earlier.join(", ")} calls/s`]
       : []),

@@ -1,5 +1,4 @@
 import { cpus } from "node:os";
-import { Redis } from "ioredis";
 import { createApiKeys } from "./api-keys.ts";
 import type { BenchDatabase } from "./bench-database.ts";
 import { alternateDrivers, type CallDriver } from "./call-driver.ts";
@@ -8,6 +7,7 @@ import { createGrpcDriver } from "./grpc-load.ts";
 import { type LockWaitSummary, startLockWaitSampler } from "./lock-waits.ts";
 import type { LoopResult } from "./loop-result.ts";
 import { progress } from "./phase.ts";
+import { redisProblem, withoutPassword } from "./redis-check.ts";
 import { createRestDriver } from "./rest-load.ts";
 import { createService, type Service } from "./service.ts";
 import type { Workload } from "./workload.ts";
@@ -211,39 +211,4 @@ function closedLoops(
 /** Instance i's share of C calls in flight over n instances. */
 function workersOf(concurrency: number, n: number, i: number): number {
   return Math.floor(concurrency / n) + (i < concurrency % n ? 1 : 0);
-}
-
-/** Why Redis cannot be used, or undefined when it answers PING. */
-async function redisProblem(url: string): Promise<string | undefined> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  // The error event carries the cause (ECONNREFUSED); the rejection only says the connection closed.
-  let cause: string | undefined;
-  redis.on("error", (error: Error) => {
-    cause ??= error.message;
-  });
-  try {
-    await redis.connect();
-    await redis.ping();
-    return undefined;
-  } catch (error) {
-    return cause ?? (error instanceof Error ? error.message : String(error));
-  } finally {
-    redis.disconnect();
-  }
-}
-
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparseable URL)";
-  }
 }
