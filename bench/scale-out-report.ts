@@ -42,7 +42,7 @@ export function formatScaleOut(results: Pick<BenchResults, "scaleOut" | "scaleOu
         title,
         fixed(run.callsPerSecond, 1),
         run.perInstance.map((loop) => fixed(loop.callsPerSecond, 1)).join(" + "),
-        String(run.perInstance.reduce((sum, loop) => sum + loop.start.errors + loop.end.errors, 0)),
+        String(errorCount(run)),
         run.cpu.serversPercent.map((percent) => fixed(percent, 0)).join(" / "),
         fixed(run.cpu.postgresPercent, 0),
         fixed(run.cpu.clientPercent, 0),
@@ -58,7 +58,10 @@ export function formatScaleOut(results: Pick<BenchResults, "scaleOut" | "scaleOu
     ...(runs.some(([, run]) => run.cpu.otherPercent > DISTURBED_ABOVE_PERCENT)
       ? [`  ! other work on the machine took more than ${DISTURBED_ABOVE_PERCENT} % of a core: the ratio is disturbed`]
       : []),
-    `  two / one = ${fixed(scaleOut.ratio)} ×`,
+    ...(runs.some(([, run]) => errorCount(run) > 0)
+      ? ["  * calls failed (refusals are per instance): the ratio compares shed load, not capacity"]
+      : []),
+    `  two / one = ${fixed(scaleOut.ratio)} ×${runs.some(([, run]) => errorCount(run) > 0) ? " *" : ""}`,
     ...runs.map(([title, run]) => `  ${title}, active backends waiting for: ${waits(run)}`),
     ...runs.flatMap(([title, run]) => errorLines(title, run)),
     ...Object.entries(scaleOut.serverWarnings).map(
@@ -68,6 +71,10 @@ export function formatScaleOut(results: Pick<BenchResults, "scaleOut" | "scaleOu
       ? [`  the one-instance closed loops earlier in this run: ${earlier.join(", ")} calls/s`]
       : []),
   ];
+}
+
+function errorCount(run: ScaleOutRun): number {
+  return run.perInstance.reduce((sum, loop) => sum + loop.start.errors + loop.end.errors, 0);
 }
 
 function waits(run: ScaleOutRun): string {

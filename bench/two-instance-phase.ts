@@ -158,7 +158,12 @@ async function measureRun(
     if (options.warmupSeconds > 0) await closedLoops(drivers, workload, options.concurrency, options.warmupSeconds);
     const sampler = await startLockWaitSampler(databaseUrl);
     const finishes = services.map((service) => service.monitor.begin());
-    const perInstance = await closedLoops(drivers, workload, options.concurrency, options.durationSeconds);
+    const perInstance = await closedLoops(drivers, workload, options.concurrency, options.durationSeconds).catch(
+      async (error) => {
+        await sampler.stop().catch(() => {});
+        throw error;
+      },
+    );
     const usages = finishes.map((finish) => finish());
     const lockWaits = await sampler.stop();
     const callsPerSecond = perInstance.reduce((sum, loop) => sum + loop.callsPerSecond, 0);
