@@ -21,6 +21,8 @@ export interface BenchOptions {
   readonly overloadConnections: number;
   /** The service's admission control, for the A/B of the limiter. */
   readonly limiter: "on" | "off";
+  /** The two-instance phase (PostgreSQL and Redis only). */
+  readonly scaleOut: "on" | "off";
 }
 
 /** ANIs are +1415 followed by 2000000 + index: seven digits leave room for 8 000 000 callers. */
@@ -46,6 +48,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                      HTTP/1.1 connections of the REST client in the overload phases (default 256), so
                      the burst reaches the service instead of queueing in the client
   --limiter on|off   the service's admission control (ADMISSION_CONTROL), for an A/B (default on)
+  --scale-out on|off two instances on one account (PostgreSQL, Redis at REDIS_URL or
+                     redis://127.0.0.1:6379) against one, at C in flight (default on)
   --keep             keep the benchmark database (PostgreSQL) or data directory (embedded)
   --cpu-prof         profile the server process and list its hottest functions
   --help             this text
@@ -89,6 +93,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
       recovery: { type: "string", default: "10" },
       "overload-connections": { type: "string", default: "256" },
       limiter: { type: "string", default: "on" },
+      "scale-out": { type: "string", default: "on" },
       keep: { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -109,6 +114,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
   const scaleTo = number("scale-to", values["scale-to"], 1, MAX_CUSTOMERS);
   if (scaleTo !== undefined && scaleTo <= customers) problems.push("--scale-to must be larger than --customers");
   if (values.limiter !== "on" && values.limiter !== "off") problems.push("--limiter must be on or off");
+  if (values["scale-out"] !== "on" && values["scale-out"] !== "off") problems.push("--scale-out must be on or off");
   const options: BenchOptions = Object.freeze({
     customers,
     scaleTo: scaleTo === undefined ? undefined : Math.floor(scaleTo),
@@ -126,6 +132,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
     recovery: number("recovery", values.recovery, 1, 3600)!,
     overloadConnections: Math.floor(number("overload-connections", values["overload-connections"], 1, 4096)!),
     limiter: values.limiter === "off" ? "off" : "on",
+    scaleOut: values["scale-out"] === "off" ? "off" : "on",
   });
   if (problems.length > 0) throw new UsageError(problems.join("\n"));
   return options;

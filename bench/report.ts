@@ -3,6 +3,7 @@ import { isOverloaded } from "./loop-result.ts";
 import type { PhaseResult } from "./phase.ts";
 import { DISTURBED_ABOVE_PERCENT, otherCpuPercent } from "./resources.ts";
 import type { BenchResults } from "./results-file.ts";
+import { formatScaleOut } from "./scale-out-report.ts";
 import { fixed, formatTable, grouped } from "./table.ts";
 import type { TargetCheck } from "./targets.ts";
 
@@ -149,6 +150,7 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
       ),
     );
   }
+  out.push(...formatScaleOut(results));
   const { memory } = analysis;
   out.push(
     "",

@@ -6,6 +6,7 @@ import type { PhaseResult } from "./phase.ts";
 import type { ProfileSummary } from "./profile-summary.ts";
 import type { SeedRecord } from "./seed.ts";
 import type { SourceVersion } from "./source-version.ts";
+import type { ScaleOutResult } from "./two-instance-phase.ts";
 
 // Every figure of a run, with the options and the machine, as one JSON file
 // in bench/results/, named by the run's start time.
@@ -25,6 +26,9 @@ export interface BenchResults {
   readonly phases: readonly PhaseResult[];
   /** Bursts past the closed-loop capacity, per protocol. */
   readonly overload: readonly OverloadResult[];
+  /** Two instances on one account against one; absent when skipped, with the reason in scaleOutSkipped. */
+  readonly scaleOut?: ScaleOutResult;
+  readonly scaleOutSkipped?: string;
   readonly serverWarnings: Readonly<Record<string, number>>;
   readonly profile: ProfileSummary | undefined;
 }

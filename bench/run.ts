@@ -20,11 +20,12 @@ import { createService } from "./service.ts";
 import { closedLoopPhase, openLoopPhase } from "./service-phases.ts";
 import { sourceVersion } from "./source-version.ts";
 import { checkTargets } from "./targets.ts";
+import { twoInstancePhase } from "./two-instance-phase.ts";
 import { createWorkload } from "./workload.ts";
 
 // `npm run bench`: seed → DB ceiling → HTTP ceiling → the service (closed
 // loop, open loop; REST and gRPC) → bursts past capacity → a larger
-// population → soak → report.
+// population → soak → two instances against one → report.
 
 const RESULTS_DIR = fileURLToPath(new URL("results/", import.meta.url));
 
@@ -115,6 +116,15 @@ async function main(): Promise<void> {
       phases.push(await openLoopPhase(service, workload, { key: "soak", title, driver }, load, options.warmup));
     }
     await service.stop();
+    const scaleOut =
+      options.scaleOut === "on"
+        ? await twoInstancePhase(database, adminToken, workload, {
+            ...closedLoop,
+            keys: options.keys,
+            limiter: options.limiter,
+          })
+        : { skipped: "--scale-out off" };
+    if (scaleOut.skipped !== undefined) progress(`scale-out skipped: ${scaleOut.skipped}`);
 
     const results = {
       startedAt: startedAt.toISOString(),
@@ -133,6 +143,8 @@ async function main(): Promise<void> {
       seeding: seeds,
       phases,
       overload,
+      scaleOut: scaleOut.result,
+      scaleOutSkipped: scaleOut.skipped,
       serverWarnings: Object.fromEntries(service.problems),
       profile: service.profiles.length > 0 ? await summarizeProfiles(service.profiles) : undefined,
     };
