@@ -1,3 +1,4 @@
+import { createWriteLedger, recordWrites, type WriteLedger, type WriteReadBack } from "./acknowledged-writes.ts";
 import type { CallDriver } from "./call-driver.ts";
 import { createLatencyRecorder } from "./histogram.ts";
 import { runOpenLoop } from "./open-loop.ts";
@@ -38,6 +39,8 @@ export interface OverloadResult {
   readonly referenceGoodputCallsPerSecond: number;
   readonly recoveryWindowSeconds: number;
   readonly bursts: readonly BurstResult[];
+  /** The acknowledged writes of every phase here, read back once the server has stopped. */
+  readonly writes?: WriteReadBack;
 }
 
 export interface OverloadOptions {
@@ -51,10 +54,12 @@ export async function overloadPhases(
   service: Service,
   workload: Workload,
   key: "burst.rest" | "burst.grpc",
-  driver: CallDriver,
+  plainDriver: CallDriver,
   options: OverloadOptions,
-): Promise<{ result: OverloadResult; phases: PhaseResult[] }> {
+): Promise<{ result: OverloadResult; phases: PhaseResult[]; ledger: WriteLedger }> {
   const c = options.capacityCallsPerSecond;
+  const ledger = createWriteLedger();
+  const driver = recordWrites(plainDriver, ledger);
   const phases: PhaseResult[] = [];
   const measure = (factor: number, run: () => ReturnType<typeof runOpenLoop>) =>
     measurePhase(
@@ -111,6 +116,7 @@ export async function overloadPhases(
         bursts,
       },
       phases,
+      ledger,
     };
   } finally {
     await driver.close();
