@@ -1,33 +1,41 @@
 import type { BenchDatabase } from "./bench-database.ts";
-import { type CallDriver, failureLabel } from "./call-driver.ts";
+import { type CallDriver, failureLabel, failureMessage } from "./call-driver.ts";
 import { isRefusal } from "./open-loop.ts";
 import type { TargetCheck } from "./targets.ts";
 
 // What the client was told, read back from the database after the bursts: a
 // start answered 200 / OK has its call row, an end answered so has its end
-// recorded, and a start refused with 503 / UNAVAILABLE left no row.
+// recorded, and a start refused by the admission control left no row. A start
+// answered 503 by its time budget may have committed just as its deadline
+// passed: counted apart, as a retry with the same call_id would find it.
 
 /** The call ids per outcome the client saw; a start or end that failed otherwise is unknown either way. */
 export interface WriteLedger {
   readonly startsAcknowledged: string[];
-  readonly startsRefused: string[];
+  /** Refused by the admission control: never started. */
+  readonly startsShed: string[];
+  /** Answered 503 / UNAVAILABLE when the time budget ran out. */
+  readonly startsTimedOut: string[];
   readonly endsAcknowledged: string[];
 }
 
 export interface WriteReadBack {
   readonly startsAcknowledged: number;
-  readonly startsRefused: number;
+  readonly startsShed: number;
+  readonly startsTimedOut: number;
   readonly endsAcknowledged: number;
   /** Acknowledged starts with no call row. */
   readonly startsLost: number;
   /** Acknowledged ends whose call has no end recorded. */
   readonly endsLost: number;
-  /** Refused starts that left a call row. */
-  readonly refusedWithRow: number;
+  /** Starts refused by the admission control that left a call row. */
+  readonly shedWithRow: number;
+  /** Starts answered 503 by their time budget whose write landed all the same. */
+  readonly timedOutWithRow: number;
 }
 
 export function createWriteLedger(): WriteLedger {
-  return { startsAcknowledged: [], startsRefused: [], endsAcknowledged: [] };
+  return { startsAcknowledged: [], startsShed: [], startsTimedOut: [], endsAcknowledged: [] };
 }
 
 /** The driver, noting each call id by the answer its client got (one array push per answer). */
@@ -40,7 +48,10 @@ export function recordWrites(driver: CallDriver, ledger: WriteLedger): CallDrive
         ledger.startsAcknowledged.push(call.callId);
         return customerRef;
       } catch (error) {
-        if (isRefusal(failureLabel(error))) ledger.startsRefused.push(call.callId);
+        if (isRefusal(failureLabel(error))) {
+          const byBudget = failureMessage(error).startsWith(BUDGET_MESSAGE);
+          (byBudget ? ledger.startsTimedOut : ledger.startsShed).push(call.callId);
+        }
         throw error;
       }
     },
@@ -53,13 +64,15 @@ export function recordWrites(driver: CallDriver, ledger: WriteLedger): CallDrive
 }
 
 const CHUNK = 5000;
+/** How the time budget's 503 begins (src/guards/time-budget.ts). */
+const BUDGET_MESSAGE = "Not answered within";
 
 /** Reads the ledger's calls back; with the embedded database, only once the server has let go of it. */
 export async function readBackWrites(database: BenchDatabase, ledger: WriteLedger): Promise<WriteReadBack> {
   const store = await database.open();
   try {
     const ended = new Map<string, boolean>();
-    const ids = [...ledger.startsAcknowledged, ...ledger.startsRefused];
+    const ids = [...ledger.startsAcknowledged, ...ledger.startsShed, ...ledger.startsTimedOut];
     for (let i = 0; i < ids.length; i += CHUNK) {
       const rows = await store.db
         .selectFrom("calls")
@@ -70,11 +83,13 @@ export async function readBackWrites(database: BenchDatabase, ledger: WriteLedge
     }
     return {
       startsAcknowledged: ledger.startsAcknowledged.length,
-      startsRefused: ledger.startsRefused.length,
+      startsShed: ledger.startsShed.length,
+      startsTimedOut: ledger.startsTimedOut.length,
       endsAcknowledged: ledger.endsAcknowledged.length,
       startsLost: ledger.startsAcknowledged.filter((id) => !ended.has(id)).length,
       endsLost: ledger.endsAcknowledged.filter((id) => ended.get(id) !== true).length,
-      refusedWithRow: ledger.startsRefused.filter((id) => ended.has(id)).length,
+      shedWithRow: ledger.startsShed.filter((id) => ended.has(id)).length,
+      timedOutWithRow: ledger.startsTimedOut.filter((id) => ended.has(id)).length,
     };
   } finally {
     await store.close();
@@ -87,13 +102,14 @@ export function acknowledgedWritesCheck(runs: readonly { readonly writes?: Write
   const read = runs.flatMap((run) => (run.writes === undefined ? [] : [run.writes]));
   if (read.length === 0) return { target, measured: "not measured", met: undefined };
   const sum = (pick: (writes: WriteReadBack) => number) => read.reduce((total, writes) => total + pick(writes), 0);
-  const lost = sum((w) => w.startsLost) + sum((w) => w.endsLost) + sum((w) => w.refusedWithRow);
+  const wrong = sum((w) => w.startsLost) + sum((w) => w.endsLost) + sum((w) => w.shedWithRow);
   return {
     target,
     measured:
       `${sum((w) => w.startsAcknowledged)} starts and ${sum((w) => w.endsAcknowledged)} ends acknowledged: ` +
       `${sum((w) => w.startsLost)} starts and ${sum((w) => w.endsLost)} ends missing; ` +
-      `${sum((w) => w.startsRefused)} refused starts, ${sum((w) => w.refusedWithRow)} left a row`,
-    met: lost === 0,
+      `${sum((w) => w.startsShed)} starts refused by the limiter, ${sum((w) => w.shedWithRow)} left a row; ` +
+      `${sum((w) => w.startsTimedOut)} answered 503 by the budget, ${sum((w) => w.timedOutWithRow)} committed all the same`,
+    met: wrong === 0,
   };
 }

@@ -36,6 +36,7 @@ const envSchema = z.object({
   SWEEP_INTERVAL_MS: integer(60_000, 1000),
   SWEEP_BATCH_SIZE: integer(1000, 1),
   ADMISSION_CONTROL: z.enum(["on", "off"]).default("on"),
+  ADMISSION_EARLY_REFUSAL: z.enum(["on", "off"]).default("on"),
   ADMISSION_INITIAL_LIMIT: integer(20, 1),
   ADMISSION_MIN_LIMIT: integer(20, 1),
   ADMISSION_MAX_LIMIT: integer(200, 1),
@@ -91,6 +92,8 @@ export interface Config {
   /** Calls in flight per instance (see docs/operations.md, Overload). */
   readonly admission: {
     readonly enabled: boolean;
+    /** Refuse before a body is read (REST, plain gRPC) when the limit and the queue are full; off for an A/B. */
+    readonly early: boolean;
     readonly limit: { readonly initial: number; readonly min: number; readonly max: number };
     readonly queueSize: number;
     readonly queueWaitMs: number;
@@ -163,6 +166,7 @@ export function envToConfig(env: Env): Config {
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
     admission: Object.freeze({
       enabled: e.ADMISSION_CONTROL === "on",
+      early: e.ADMISSION_EARLY_REFUSAL === "on",
       limit: Object.freeze({
         initial: e.ADMISSION_INITIAL_LIMIT,
         min: e.ADMISSION_MIN_LIMIT,
