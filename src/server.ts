@@ -68,7 +68,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
-      metrics: config.metrics ? createMetrics(database) : undefined,
+      metrics: config.metrics ? createMetrics(database, admission) : undefined,
       admission,
       meter: createUsageMeter(database.db, clock, {
         intervalMs: config.usageFlushMs,
