@@ -1,8 +1,9 @@
 import { createWriteLedger, recordWrites, type WriteLedger, type WriteReadBack } from "./acknowledged-writes.ts";
+import { type AdmissionSamples, sampleAdmission } from "./admission-sampler.ts";
 import type { CallDriver } from "./call-driver.ts";
 import { createLatencyRecorder } from "./histogram.ts";
 import { runOpenLoop } from "./open-loop.ts";
-import { measurePhase, type PhaseResult } from "./phase.ts";
+import { measurePhase, type PhaseResult, progress } from "./phase.ts";
 import type { Service } from "./service.ts";
 import type { Workload } from "./workload.ts";
 
@@ -29,6 +30,8 @@ export interface BurstResult {
   readonly acceptedStartP99Ms: number;
   /** Seconds from the end of the burst until the start p99 was back; undefined: not within the recovery window. */
   readonly recoverySeconds: number | undefined;
+  /** The server's admission gauges during the burst. */
+  readonly admission?: AdmissionSamples;
 }
 
 export interface OverloadResult {
@@ -92,7 +95,15 @@ export async function overloadPhases(
         const from = performance.now();
         return openLoop(0.5, (at, ms) => starts.push({ at, ms })).then(() => from);
       });
+      const sampled = sampleAdmission(service.url);
       const burst = (await measure(factor, () => openLoop(factor))).loop;
+      const admission = await sampled();
+      if (admission !== undefined) {
+        progress(
+          `  admission limit ${admission.limitMin}..${admission.limitMax} (mean ${admission.limitMean.toFixed(1)}), ` +
+            `in flight ≤ ${admission.inFlightMax}, queued ≤ ${admission.queuedMax}`,
+        );
+      }
       const recoveryFrom = await recovery;
       bursts.push({
         factor,
@@ -103,6 +114,7 @@ export async function overloadPhases(
         refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
         acceptedStartP99Ms: burst.start.latency.p99Ms,
         recoverySeconds: recoverySeconds(starts, recoveryFrom, baseline),
+        admission,
       });
     }
     return {
