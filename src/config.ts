@@ -38,10 +38,11 @@ const envSchema = z.object({
   ADMISSION_CONTROL: z.enum(["on", "off"]).default("on"),
   ADMISSION_EARLY_REFUSAL: z.enum(["on", "off"]).default("on"),
   ADMISSION_INITIAL_LIMIT: integer(20, 1),
-  ADMISSION_MIN_LIMIT: integer(20, 1),
+  ADMISSION_MIN_LIMIT: integer(5, 1),
   ADMISSION_MAX_LIMIT: integer(200, 1),
   ADMISSION_QUEUE_SIZE: integer(32),
   ADMISSION_QUEUE_WAIT_MS: integer(50),
+  ADMISSION_MAX_LATENCY_MS: integer(250),
   ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
   ADMISSION_MAX_HEAP_USED_BYTES: integer(0),
   QUOTA_FREE: integer(100),
@@ -94,7 +95,13 @@ export interface Config {
     readonly enabled: boolean;
     /** Refuse before a body is read (REST, plain gRPC) when the limit and the queue are full; off for an A/B. */
     readonly early: boolean;
-    readonly limit: { readonly initial: number; readonly min: number; readonly max: number };
+    readonly limit: {
+      readonly initial: number;
+      readonly min: number;
+      readonly max: number;
+      /** Recent latency above which the limit shrinks whatever its trend; 0: none. */
+      readonly maxLatencyMs: number;
+    };
     readonly queueSize: number;
     readonly queueWaitMs: number;
     /** 0: not checked. */
@@ -171,6 +178,7 @@ export function envToConfig(env: Env): Config {
         initial: e.ADMISSION_INITIAL_LIMIT,
         min: e.ADMISSION_MIN_LIMIT,
         max: e.ADMISSION_MAX_LIMIT,
+        maxLatencyMs: e.ADMISSION_MAX_LATENCY_MS,
       }),
       queueSize: e.ADMISSION_QUEUE_SIZE,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
