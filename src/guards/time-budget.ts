@@ -29,29 +29,20 @@ export function timeBudget(budgetOf: (method: DescMethod) => number | undefined)
     const budget = new AbortController();
     const signal = AbortSignal.any([req.signal, budget.signal]);
     let timer: NodeJS.Timeout | undefined;
-    let answered = false;
     const overBudget = new Promise<never>((_, reject) => {
-      // Timers run before pending I/O in an event-loop turn: on a late loop, a commit's reply already
-      // received would lose to this timer. setImmediate lets that reply answer first.
-      timer = setTimeout(
-        () =>
-          setImmediate(() => {
-            if (answered) return;
-            const error = new ConnectError(
-              `Not answered within ${budgetMs} ms; proceed without context and retry later`,
-              Code.Unavailable,
-              { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
-            );
-            budget.abort(error);
-            reject(error);
-          }),
-        budgetMs + COMMIT_GRACE_MS,
-      );
+      timer = setTimeout(() => {
+        const error = new ConnectError(
+          `Not answered within ${budgetMs} ms; proceed without context and retry later`,
+          Code.Unavailable,
+          { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
+        );
+        budget.abort(error);
+        reject(error);
+      }, budgetMs + COMMIT_GRACE_MS);
     });
     try {
       return await Promise.race([next({ ...req, signal }), overBudget]);
     } finally {
-      answered = true;
       clearTimeout(timer);
     }
   };
