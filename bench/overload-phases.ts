@@ -1,7 +1,9 @@
+import { createWriteLedger, recordWrites, type WriteLedger, type WriteReadBack } from "./acknowledged-writes.ts";
+import { type AdmissionSamples, sampleAdmission } from "./admission-sampler.ts";
 import type { CallDriver } from "./call-driver.ts";
 import { createLatencyRecorder } from "./histogram.ts";
 import { runOpenLoop } from "./open-loop.ts";
-import { measurePhase, type PhaseResult } from "./phase.ts";
+import { measurePhase, type PhaseResult, progress } from "./phase.ts";
 import type { Service } from "./service.ts";
 import type { Workload } from "./workload.ts";
 
@@ -28,6 +30,8 @@ export interface BurstResult {
   readonly acceptedStartP99Ms: number;
   /** Seconds from the end of the burst until the start p99 was back; undefined: not within the recovery window. */
   readonly recoverySeconds: number | undefined;
+  /** The server's admission gauges during the burst. */
+  readonly admission?: AdmissionSamples;
 }
 
 export interface OverloadResult {
@@ -38,6 +42,8 @@ export interface OverloadResult {
   readonly referenceGoodputCallsPerSecond: number;
   readonly recoveryWindowSeconds: number;
   readonly bursts: readonly BurstResult[];
+  /** The acknowledged writes of every phase here, read back once the server has stopped. */
+  readonly writes?: WriteReadBack;
 }
 
 export interface OverloadOptions {
@@ -51,10 +57,12 @@ export async function overloadPhases(
   service: Service,
   workload: Workload,
   key: "burst.rest" | "burst.grpc",
-  driver: CallDriver,
+  plainDriver: CallDriver,
   options: OverloadOptions,
-): Promise<{ result: OverloadResult; phases: PhaseResult[] }> {
+): Promise<{ result: OverloadResult; phases: PhaseResult[]; ledger: WriteLedger }> {
   const c = options.capacityCallsPerSecond;
+  const ledger = createWriteLedger();
+  const driver = recordWrites(plainDriver, ledger);
   const phases: PhaseResult[] = [];
   const measure = (factor: number, run: () => ReturnType<typeof runOpenLoop>) =>
     measurePhase(
@@ -87,7 +95,15 @@ export async function overloadPhases(
         const from = performance.now();
         return openLoop(0.5, (at, ms) => starts.push({ at, ms })).then(() => from);
       });
+      const sampled = sampleAdmission(service.url);
       const burst = (await measure(factor, () => openLoop(factor))).loop;
+      const admission = await sampled();
+      if (admission !== undefined) {
+        progress(
+          `  admission limit ${admission.limitMin}..${admission.limitMax} (mean ${admission.limitMean.toFixed(1)}), ` +
+            `in flight ≤ ${admission.inFlightMax}, queued ≤ ${admission.queuedMax}`,
+        );
+      }
       const recoveryFrom = await recovery;
       bursts.push({
         factor,
@@ -98,6 +114,7 @@ export async function overloadPhases(
         refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
         acceptedStartP99Ms: burst.start.latency.p99Ms,
         recoverySeconds: recoverySeconds(starts, recoveryFrom, baseline),
+        admission,
       });
     }
     return {
@@ -111,6 +128,7 @@ export async function overloadPhases(
         bursts,
       },
       phases,
+      ledger,
     };
   } finally {
     await driver.close();

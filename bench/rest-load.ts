@@ -31,8 +31,9 @@ export function createRestDriver(baseUrl: string, apiKeys: readonly string[], co
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     if (response.statusCode !== 200) {
-      await response.body.dump();
-      throw new RequestFailure(`http ${response.statusCode}`);
+      // The message tells a refusal by the admission control from one by the time budget.
+      const text = await response.body.text().catch(() => "");
+      throw new RequestFailure(`http ${response.statusCode}`, messageOf(text));
     }
     return response.body;
   };
@@ -53,4 +54,13 @@ export function createRestDriver(baseUrl: string, apiKeys: readonly string[], co
       await pool.close();
     },
   };
+}
+
+function messageOf(text: string): string | undefined {
+  try {
+    const message = (JSON.parse(text) as { message?: unknown }).message;
+    return typeof message === "string" ? message : undefined;
+  } catch {
+    return undefined;
+  }
 }

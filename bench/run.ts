@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { readBackWrites, type WriteLedger } from "./acknowledged-writes.ts";
 import { analyze } from "./analysis.ts";
 import { createApiKeys } from "./api-keys.ts";
 import { createBenchDatabase } from "./bench-database.ts";
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   const phases: PhaseResult[] = [];
   const seeds: SeedRecord[] = [];
   const overload: OverloadResult[] = [];
+  const ledgers: WriteLedger[] = [];
   const closedLoop = {
     concurrency: options.concurrency,
     durationSeconds: options.duration,
@@ -97,6 +99,7 @@ async function main(): Promise<void> {
           limiter: options.limiter,
         });
         overload.push(run.result);
+        ledgers.push(run.ledger);
         phases.push(...run.phases);
       }
     }
@@ -116,6 +119,8 @@ async function main(): Promise<void> {
       phases.push(await openLoopPhase(service, workload, { key: "soak", title, driver }, load, options.warmup));
     }
     await service.stop();
+    for (const [i, ledger] of ledgers.entries())
+      overload[i] = { ...overload[i], writes: await readBackWrites(database, ledger) };
     const scaleOut =
       options.scaleOut === "on"
         ? await twoInstancePhase(database, adminToken, workload, {

@@ -1,3 +1,4 @@
+import { acknowledgedWritesCheck } from "./acknowledged-writes.ts";
 import type { Analysis } from "./analysis.ts";
 import { phaseOf } from "./analysis.ts";
 import { isOverloaded } from "./loop-result.ts";
@@ -150,11 +151,7 @@ function overloadTargets(runs: readonly OverloadResult[]): TargetCheck[] {
       });
     }
   }
-  checks.push({
-    target: "no acknowledged write lost in the bursts",
-    measured: "not measured (no read-back yet)",
-    met: undefined,
-  });
+  checks.push(acknowledgedWritesCheck(runs));
   return checks;
 }
 

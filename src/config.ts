@@ -36,11 +36,13 @@ const envSchema = z.object({
   SWEEP_INTERVAL_MS: integer(60_000, 1000),
   SWEEP_BATCH_SIZE: integer(1000, 1),
   ADMISSION_CONTROL: z.enum(["on", "off"]).default("on"),
+  ADMISSION_EARLY_REFUSAL: z.enum(["on", "off"]).default("on"),
   ADMISSION_INITIAL_LIMIT: integer(20, 1),
-  ADMISSION_MIN_LIMIT: integer(20, 1),
+  ADMISSION_MIN_LIMIT: integer(5, 1),
   ADMISSION_MAX_LIMIT: integer(200, 1),
   ADMISSION_QUEUE_SIZE: integer(32),
   ADMISSION_QUEUE_WAIT_MS: integer(50),
+  ADMISSION_MAX_LATENCY_MS: integer(250),
   ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
   ADMISSION_MAX_HEAP_USED_BYTES: integer(0),
   QUOTA_FREE: integer(100),
@@ -91,7 +93,15 @@ export interface Config {
   /** Calls in flight per instance (see docs/operations.md, Overload). */
   readonly admission: {
     readonly enabled: boolean;
-    readonly limit: { readonly initial: number; readonly min: number; readonly max: number };
+    /** Refuse before a body is read (REST, plain gRPC) when the limit and the queue are full; off for an A/B. */
+    readonly early: boolean;
+    readonly limit: {
+      readonly initial: number;
+      readonly min: number;
+      readonly max: number;
+      /** Recent latency above which the limit shrinks whatever its trend; 0: none. */
+      readonly maxLatencyMs: number;
+    };
     readonly queueSize: number;
     readonly queueWaitMs: number;
     /** 0: not checked. */
@@ -163,10 +173,12 @@ export function envToConfig(env: Env): Config {
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
     admission: Object.freeze({
       enabled: e.ADMISSION_CONTROL === "on",
+      early: e.ADMISSION_EARLY_REFUSAL === "on",
       limit: Object.freeze({
         initial: e.ADMISSION_INITIAL_LIMIT,
         min: e.ADMISSION_MIN_LIMIT,
         max: e.ADMISSION_MAX_LIMIT,
+        maxLatencyMs: e.ADMISSION_MAX_LATENCY_MS,
       }),
       queueSize: e.ADMISSION_QUEUE_SIZE,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,

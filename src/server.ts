@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.ts";
-import { HealthService } from "../gen/callercontext/v1/health_pb.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
+import { isShedable } from "./guards/admission-guard.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
@@ -70,7 +70,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
-      metrics: config.metrics ? createMetrics(database) : undefined,
+      metrics: config.metrics ? createMetrics(database, admission) : undefined,
       admission,
       meter: createUsageMeter(database.db, clock, {
         intervalMs: config.usageFlushMs,
@@ -99,8 +99,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
             : undefined,
       isReady: () => isReady,
       admission,
-      // Health is never shed: a load balancer must still hear that the instance is degraded.
-      admits: (method) => method.parent !== HealthService,
+      admits: isShedable,
     });
     const { metrics } = context;
     const interceptors = [

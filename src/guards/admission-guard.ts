@@ -1,5 +1,6 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AdmissionControl, ShedReason } from "./admission.ts";
 import { deadlineKey } from "./context-values.ts";
 
@@ -32,6 +33,27 @@ export function admissionGuard(admission: AdmissionControl, admits: (method: Des
     } finally {
       outcome.permit.release({ pastDeadline: deadline !== undefined && Date.now() >= deadline });
     }
+  };
+}
+
+/** Health and its like are never shed: a load balancer must still hear that the instance is degraded. */
+export function isShedable(method: DescMethod): boolean {
+  return method.parent !== HealthService;
+}
+
+/**
+ * For the hosts, before they read a request's body: the refusal the guard
+ * would give at once, or undefined. A refusal that costs a parse and a
+ * decode takes CPU from the calls that were let in.
+ */
+export function earlyRefusal(
+  admission: AdmissionControl,
+  admits: (method: DescMethod) => boolean = isShedable,
+): (method: DescMethod) => ConnectError | undefined {
+  return (method) => {
+    if (!admits(method)) return undefined;
+    const reason = admission.refuseEarly();
+    return reason === undefined ? undefined : refusal(reason);
   };
 }
 

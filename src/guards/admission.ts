@@ -42,6 +42,12 @@ export interface AdmissionControl {
    * found `expired` when its turn comes is refused rather than started.
    */
   acquire(signal: AbortSignal, expired?: () => boolean): Promise<Admission>;
+  /**
+   * The refusal acquire would give at once (pressure, or the limit and the
+   * queue both full), counted as such; undefined when a call may try. Lets a
+   * host refuse before it reads and decodes the request.
+   */
+  refuseEarly(): ShedReason | undefined;
   /** Refused calls recently, or under pressure now: what health reports as degraded. */
   shedding(): boolean;
   stats(): AdmissionStats;
@@ -61,7 +67,7 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   let admitted = 0;
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
 
-  const refuse = (reason: ShedReason): Admission => {
+  const refuse = (reason: ShedReason): { readonly refused: ShedReason } => {
     refused[reason] += 1;
     lastRefusalAt = now();
     return { refused: reason };
@@ -112,6 +118,12 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
         signal.addEventListener("abort", onAbort, { once: true });
         queue.push(waiter);
       });
+    },
+    refuseEarly() {
+      if (!options.enabled) return undefined;
+      if (options.pressure?.() !== undefined) return refuse("pressure").refused;
+      if (inFlight >= limit.value && queue.length >= options.queueSize) return refuse("limit").refused;
+      return undefined;
     },
     shedding() {
       return options.pressure?.() !== undefined || now() - lastRefusalAt < holdMs;

@@ -2,7 +2,9 @@
 // Gradient2 limit of Netflix's concurrency-limits: while the recent latency
 // stays near the long-run one the limit grows; when calls queue up inside
 // the service (in the database pool, on the event loop) the recent latency
-// rises above it and the limit shrinks in proportion. Pure: samples in, limit out.
+// rises above it and the limit shrinks in proportion. A latency ceiling
+// bounds what the trend alone lets drift up: past it the limit shrinks
+// whatever the long-run latency says. Pure: samples in, limit out.
 
 export interface ConcurrencyLimitOptions {
   readonly initial: number;
@@ -16,6 +18,12 @@ export interface ConcurrencyLimitOptions {
   readonly shortWindow?: number;
   /** Weight of each new limit against the previous one. */
   readonly smoothing?: number;
+  /**
+   * Recent latency above which the limit shrinks in proportion and stops
+   * growing, whatever the trend; 0: none. Under a long overload the long-run
+   * latency follows the recent one up, and Gradient2 alone keeps growing.
+   */
+  readonly maxLatencyMs?: number;
 }
 
 export interface ConcurrencyLimit {
@@ -32,6 +40,7 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
   const longAlpha = 2 / ((options.longWindow ?? 500) + 1);
   const shortAlpha = 2 / ((options.shortWindow ?? 10) + 1);
   const smoothing = options.smoothing ?? 0.2;
+  const maxLatencyMs = options.maxLatencyMs ?? 0;
   let limit = clamp(options.initial, min, max);
   let longMs = 0;
   let shortMs = 0;
@@ -47,9 +56,11 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
       if (longMs / shortMs > 2) longMs *= 0.95;
       // Calls the service is not offered tell nothing about a higher limit.
       if (inFlight < limit / 2) return;
-      const gradient = clamp((tolerance * longMs) / shortMs, 0.5, 1);
+      const tooSlow = maxLatencyMs > 0 && shortMs > maxLatencyMs;
+      const trend = (tolerance * longMs) / shortMs;
+      const gradient = clamp(tooSlow ? Math.min(trend, maxLatencyMs / shortMs) : trend, 0.5, 1);
       // The square root is the headroom above the latency-neutral limit (a small queue of its own).
-      const next = limit * gradient + Math.sqrt(limit);
+      const next = limit * gradient + (tooSlow ? 0 : Math.sqrt(limit));
       limit = clamp(limit * (1 - smoothing) + next * smoothing, min, max);
     },
     drop() {

@@ -10,6 +10,7 @@ import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.t
 import type { AppContext } from "../context.ts";
 import { dashboardAssets } from "../dashboard/dashboard-assets.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
+import { earlyRefusal } from "../guards/admission-guard.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createCustomerService } from "../rpc/customer-service.ts";
@@ -46,7 +47,14 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   ];
   // The REST body limit holds for every protocol, before and after decompression.
   const readMaxBytes = config.bodyLimitBytes;
-  const grpcUnary = createGrpcUnaryHandler(services, interceptors, { readMaxBytes, log: app.log, observers });
+  // The admission control's immediate refusals are given before a body is read, over REST and plain gRPC.
+  const refuseEarly = config.admission.early ? earlyRefusal(app.admission) : undefined;
+  const grpcUnary = createGrpcUnaryHandler(services, interceptors, {
+    readMaxBytes,
+    log: app.log,
+    observers,
+    refuseEarly,
+  });
   const fastify = Fastify({
     loggerInstance: app.log,
     logController: new LogController({ disableRequestLogging: true }),
@@ -86,7 +94,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   });
   fastify.setNotFoundHandler(answerUnrouted);
 
-  await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors));
+  await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors, refuseEarly));
   await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
   await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   await fastify.register(fastifyConnectPlugin, {

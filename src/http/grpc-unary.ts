@@ -9,7 +9,7 @@ import { toConnectError } from "./error-response.ts";
 import { headerObject, headersFrom } from "./header-conversion.ts";
 import type { RequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
-import type { RestService } from "./rest-adapter.ts";
+import type { EarlyRefusal, RestService } from "./rest-adapter.ts";
 
 // Unary gRPC calls with uncompressed messages, served straight from the h2c
 // stream: the same implementation through the same interceptor array as
@@ -30,6 +30,8 @@ export interface GrpcUnaryOptions {
   readonly readMaxBytes: number;
   readonly log: FastifyBaseLogger;
   readonly observers: RequestObservers;
+  /** The admission control's refusal before the message is read and decoded. */
+  readonly refuseEarly?: EarlyRefusal;
 }
 
 /** Handles the request and returns true when it is one of ours; returns false otherwise. */
@@ -85,6 +87,12 @@ async function serve(
   });
   scope.service = route.method.parent.typeName;
   scope.method = route.method.name;
+  const refused = options.refuseEarly?.(route.method);
+  if (refused !== undefined) {
+    scope.code = codeName(refused.code);
+    answer(req, res, {}, setTrailerStatus(new Headers(), refused), undefined);
+    return;
+  }
   const requestHeader = headersFrom(req.headers);
   const timeout = parseTimeout(requestHeader.get("grpc-timeout"), Number.MAX_SAFE_INTEGER);
   const context = createHandlerContext({
@@ -116,9 +124,18 @@ async function serve(
   }
   // Also for calls refused before the interceptors (an unreadable message): the client gets this code.
   scope.code = codeName(failure?.code ?? 0);
+  answer(req, res, headerObject(context.responseHeader), setTrailerStatus(context.responseTrailer, failure), reply);
+}
+
+function answer(
+  req: http2.Http2ServerRequest,
+  res: http2.Http2ServerResponse,
+  header: Record<string, string>,
+  trailer: Headers,
+  reply: Uint8Array | undefined,
+): void {
   if (res.destroyed) return;
-  res.writeHead(200, { ...headerObject(context.responseHeader), "content-type": CONTENT_TYPE });
-  const trailer = setTrailerStatus(context.responseTrailer, failure);
+  res.writeHead(200, { ...header, "content-type": CONTENT_TYPE });
   res.addTrailers(headerObject(trailer));
   if (reply === undefined) res.end();
   else res.end(reply);

@@ -1,5 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { AdmissionControl } from "../guards/admission.ts";
 import type { Database } from "../store/database.ts";
+import { registerAdmissionMetrics } from "./admission-metrics.ts";
 
 // The service's Prometheus metrics, in a registry of its own (one per running
 // server). Names follow OpenTelemetry's semantic conventions where they have
@@ -21,9 +23,13 @@ export interface Metrics {
 // Latency buckets around a start's one-second budget.
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export function createMetrics(database: Pick<Database, "poolStats">): Metrics {
+export function createMetrics(
+  database: Pick<Database, "poolStats">,
+  admission?: Pick<AdmissionControl, "stats">,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  if (admission !== undefined) registerAdmissionMetrics(registry, admission);
   const registers = [registry];
   const pool = () => database.poolStats();
   new Gauge({

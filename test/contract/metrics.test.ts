@@ -56,6 +56,11 @@ describe("GET /metrics", () => {
       before.value("identity_recommendations_total", ignore) + 1,
     );
     expect(after.value("rpc_server_active_calls", START)).toBe(0);
+    // The call went through the admission control, which reports its limit and counts.
+    expect(after.value("admission_admitted_total")).toBe(before.value("admission_admitted_total") + 1);
+    expect(after.value("admission_limit")).toBeGreaterThanOrEqual(server.config.admission.limit.min);
+    expect(after.value("admission_in_flight")).toBe(0);
+    expect(after.value("admission_refusals_total", { reason: "limit" })).toBe(0);
     const scrapeSeries = { method: "GET", route: "/metrics", status: "200" };
     expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBeGreaterThan(0);
   });

@@ -48,6 +48,23 @@ describe("the concurrency limit", () => {
     expect(limit.value).toBe(20);
   });
 
+  test("past its latency ceiling it shrinks and stops growing, even when the slowness has become the long-run norm", () => {
+    const capped = createConcurrencyLimit({ initial: 40, min: 2, max: 100, maxLatencyMs: 250 });
+    const trendOnly = createConcurrencyLimit({ initial: 40, min: 2, max: 100 });
+    for (let i = 0; i < 300; i++) {
+      capped.sample(1000, capped.value);
+      trendOnly.sample(1000, trendOnly.value);
+    }
+    expect(trendOnly.value).toBe(100);
+    expect(capped.value).toBe(2);
+  });
+
+  test("below its latency ceiling it grows as before", () => {
+    const limit = createConcurrencyLimit({ initial: 10, min: 2, max: 100, maxLatencyMs: 250 });
+    for (let i = 0; i < 200; i++) limit.sample(5, limit.value);
+    expect(limit.value).toBe(100);
+  });
+
   test("does not grow on calls that never filled half of it", () => {
     const limit = createConcurrencyLimit({ initial: 10, min: 2, max: 100 });
     for (let i = 0; i < 100; i++) limit.sample(5, 1);
@@ -66,6 +83,22 @@ describe("admission", () => {
     permitOf(await queued);
     expect(control.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 3, refused: { limit: 1 } });
     expect(control.shedding()).toBe(true);
+  });
+
+  test("an early refusal is given only when the limit and the queue are both full, and is counted", async () => {
+    const { control } = controlWith();
+    await control.acquire(open());
+    await control.acquire(open());
+    expect(control.refuseEarly()).toBeUndefined();
+    void control.acquire(open());
+    expect(control.refuseEarly()).toBe("limit");
+    expect(control.stats()).toMatchObject({ inFlight: 2, queued: 1, refused: { limit: 1 } });
+  });
+
+  test("with admission off there is no early refusal", async () => {
+    const { control } = controlWith({ enabled: false, queueSize: 0 });
+    for (let i = 0; i < 5; i++) await control.acquire(open());
+    expect(control.refuseEarly()).toBeUndefined();
   });
 
   test("a queued call is refused when its wait runs out", async () => {

@@ -7,6 +7,7 @@ import { quotaOf } from "../helpers/admin-client.ts";
 import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
 import { blockDatabase } from "../helpers/database-blocker.ts";
 import { callUnary, createGrpcClient } from "../helpers/grpc-client.ts";
+import { callWithBytes } from "../helpers/raw-grpc.ts";
 import { createAccountWithKey, request } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -93,7 +94,10 @@ describe("a burst past the limit", () => {
     expect(refusedAtOnce.length).toBeGreaterThanOrEqual(outcomes.length / 2);
     for (const outcome of outcomes) {
       expect(outcome.status).toBe(503);
-      expect(outcome.body.message).toMatch(/^(Too many calls|Not answered within 400 ms)/);
+      // Refused at once, or the queued one at its deadline: by the budget, the queue or (on a stalled loop) its statement.
+      expect(outcome.body.message).toMatch(
+        /^(Too many calls|Not answered within 400 ms|The deadline passed before the call could start|Not done within the time budget)/,
+      );
       expect(outcome.headers["retry-after"]).toBe("1");
     }
     for (const outcome of refusedAtOnce) {
@@ -115,6 +119,52 @@ describe("a burst past the limit", () => {
     expect((await callsOf(accountId)).sort()).toEqual([...started].sort());
     expect(await quotaOf(server.url, accountId)).toBe(100_000 - 4);
     expect(server.context.admission.stats().refused.limit).toBeGreaterThanOrEqual(refusedAtOnce.length);
+  });
+});
+
+describe("a call while the limit and its queue are full", () => {
+  const GRPC_START = `/${CallerContextService.typeName}/${CallerContextService.method.startCall.name}`;
+  const notProto = Buffer.from([0xff, 0xff, 0xff]);
+  const restWithTextBody = (apiKey: string) =>
+    fetch(new URL("/v1/calls/start", server.url), {
+      method: "POST",
+      headers: { "content-type": "text/plain", authorization: `Bearer ${apiKey}` },
+      body: "not json",
+    });
+  const grpcWithBadMessage = async (apiKey: string) => {
+    const client = createGrpcClient(server.url);
+    const answer = await callWithBytes(client, GRPC_START, notProto, { authorization: `Bearer ${apiKey}` }, 5000);
+    client.close();
+    return answer;
+  };
+
+  test("is refused before its body is read: REST 503 rather than 415, gRPC UNAVAILABLE rather than INVALID_ARGUMENT", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const waitingId = uniqueCallId("waiting");
+    const waiting = await calls.start("rest", apiKey, startBody(waitingId));
+    const { block, ends } = await fillTheLimit(accountId, apiKey, 3000);
+    // An end has a long budget: it keeps the queue's one place while the limit is held.
+    const queued = calls.end("rest", apiKey, { call_id: waitingId, customer_ref: waiting.body.customer_ref });
+    await until(() => server.context.admission.stats().queued === 1);
+    const shedBefore = server.context.admission.stats().refused.limit;
+
+    const rest = await restWithTextBody(apiKey);
+    const restBody = await rest.json();
+    const grpcAnswer = await grpcWithBadMessage(apiKey);
+    expect(server.context.admission.stats().queued).toBe(1);
+
+    expect(rest.status).toBe(503);
+    expect(rest.headers.get("retry-after")).toBe("1");
+    expect(restBody).toEqual({ error: "Service Unavailable", message: expect.stringMatching(/^Too many calls/) });
+    expect(grpcAnswer).toEqual({ code: status.UNAVAILABLE, details: expect.stringMatching(/^Too many calls/) });
+    expect(server.context.admission.stats().refused.limit).toBe(shedBefore + 2);
+
+    await block.lifted;
+    await Promise.all(ends);
+    expect((await queued).status).toBe(200);
+    // With room again, the same requests are answered for what their bodies are.
+    expect((await restWithTextBody(apiKey)).status).toBe(415);
+    expect((await grpcWithBadMessage(apiKey)).code).toBe(status.INVALID_ARGUMENT);
   });
 });
 

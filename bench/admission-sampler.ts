@@ -1,0 +1,54 @@
+// The server's admission gauges (/metrics), read every quarter second during a
+// burst: where the limit settled, and how full the limit and the queue were.
+
+export interface AdmissionSamples {
+  readonly samples: number;
+  readonly limitMin: number;
+  readonly limitMean: number;
+  readonly limitMax: number;
+  readonly inFlightMax: number;
+  readonly queuedMax: number;
+}
+
+const INTERVAL_MS = 250;
+const GAUGES = ["admission_limit", "admission_in_flight", "admission_queued"] as const;
+
+/** Starts sampling; the function it returns stops and summarises (undefined when no scrape answered). */
+export function sampleAdmission(baseUrl: string): () => Promise<AdmissionSamples | undefined> {
+  const seen: Record<(typeof GAUGES)[number], number>[] = [];
+  let pending: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    pending = scrape(baseUrl).then((values) => {
+      if (values !== undefined) seen.push(values);
+    });
+  }, INTERVAL_MS);
+  return async () => {
+    clearInterval(timer);
+    await pending;
+    if (seen.length === 0) return undefined;
+    const limits = seen.map((s) => s.admission_limit);
+    return {
+      samples: seen.length,
+      limitMin: Math.min(...limits),
+      limitMean: limits.reduce((sum, v) => sum + v, 0) / limits.length,
+      limitMax: Math.max(...limits),
+      inFlightMax: Math.max(...seen.map((s) => s.admission_in_flight)),
+      queuedMax: Math.max(...seen.map((s) => s.admission_queued)),
+    };
+  };
+}
+
+async function scrape(baseUrl: string): Promise<Record<(typeof GAUGES)[number], number> | undefined> {
+  try {
+    const text = await (await fetch(new URL("/metrics", baseUrl), { signal: AbortSignal.timeout(1000) })).text();
+    const values = {} as Record<(typeof GAUGES)[number], number>;
+    for (const name of GAUGES) {
+      const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+      if (match === null) return undefined;
+      values[name] = Number(match[1]);
+    }
+    return values;
+  } catch {
+    return undefined;
+  }
+}
