@@ -4,14 +4,18 @@ import { createApiKeys } from "./api-keys.ts";
 import { createBenchDatabase } from "./bench-database.ts";
 import { alternateDrivers, type CallDriver } from "./call-driver.ts";
 import { measureDbCeiling, measureHttpCeiling } from "./ceilings.ts";
+import { measureDbFloor, measureHttpFloor } from "./floors.ts";
+import { type GrowthRecord, growPopulation } from "./growth-phase.ts";
 import { createGrpcDriver } from "./grpc-load.ts";
+import { FLOOR_POINT, loadPoints } from "./load-points.ts";
 import { describeMachine } from "./machine.ts";
 import { parseOptions, USAGE, UsageError } from "./options.ts";
 import { type OverloadResult, overloadPhases } from "./overload-phases.ts";
+import { measurePgbench } from "./pgbench-anchor.ts";
 import { type PhaseResult, progress } from "./phase.ts";
 import { summarizeProfiles } from "./profile-summary.ts";
 import { formatReport } from "./report.ts";
-import { machineBusyPercent } from "./resources.ts";
+import { machineBusyPercent, scopePostgresCpu } from "./resources.ts";
 import { createRestDriver } from "./rest-load.ts";
 import { writeResults } from "./results-file.ts";
 import { type SeedRecord, seedPopulation } from "./seed.ts";
@@ -22,9 +26,10 @@ import { sourceVersion } from "./source-version.ts";
 import { checkTargets } from "./targets.ts";
 import { createWorkload } from "./workload.ts";
 
-// `npm run bench`: seed → DB ceiling → HTTP ceiling → the service (closed
-// loop, open loop; REST and gRPC) → bursts past capacity → a larger
-// population → soak → report.
+// `npm run bench`: seed → pgbench → growth by real calls → DB ceiling → HTTP
+// ceiling → the service (closed loop, then open loops at 50 % and 80 % of it
+// and at --rate; REST and gRPC) → DB-only and bare-HTTP open loops at 50 % →
+// bursts past capacity → a larger population → soak → report.
 
 const RESULTS_DIR = fileURLToPath(new URL("results/", import.meta.url));
 
@@ -36,6 +41,8 @@ async function main(): Promise<void> {
   const busyBefore = await machineBusyPercent();
   if (busyBefore > 15) progress(`warning: the machine is already ${busyBefore.toFixed(0)} % busy`);
 
+  // Both of the run's databases (cc_bench_<stamp>, cc_pgbench_<stamp>) hold its stamp.
+  scopePostgresCpu(stamp);
   const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
   progress(`database: ${database.kind} ${database.name}`);
   const adminToken = randomToken();
@@ -54,17 +61,17 @@ async function main(): Promise<void> {
     durationSeconds: options.duration,
     warmupSeconds: options.warmup,
   };
-  const openLoop = { callsPerSecond: options.rate, durationSeconds: options.duration };
-  const openTitle = `open loop, ${options.rate} calls/s`;
+  const embedded = database.kind === "pglite";
 
   try {
     const seeded = await seedPopulation(database, 0, options.customers);
     seeds.push(seeded.record);
     const workload = createWorkload({ population: options.customers, runTag: stamp });
-
-    // Before the server starts: the embedded database has a single holder.
-    phases.push(await measureDbCeiling(database, workload, closedLoop));
-    phases.push(await measureHttpCeiling(workload, closedLoop));
+    const pgbench = await measurePgbench(database, process.env.DATABASE_URL, {
+      clients: options.concurrency,
+      seconds: options.duration,
+      stamp,
+    });
 
     await service.start();
     const keys = await createApiKeys(service.url, adminToken, options.keys);
@@ -72,16 +79,68 @@ async function main(): Promise<void> {
     const rssAfterStartMb = service.rssMb();
     const rest = (connections = options.connections) => createRestDriver(service.url, keys, connections);
     const grpc = () => createGrpcDriver(service.url, keys);
-    const openPhase = (key: PhaseResult["key"], driver: CallDriver) =>
-      openLoopPhase(service, workload, { key, title: openTitle, driver }, openLoop, options.warmup);
+    let growth: GrowthRecord | undefined;
+    if (options.growth > 0) {
+      growth = await growPopulation(alternateDrivers([rest(options.concurrency), grpc()]), workload, {
+        calls: options.growth,
+        concurrency: options.concurrency,
+      });
+    }
+
+    // The embedded database has a single holder: the server stops while this process holds it.
+    if (embedded) await service.stop();
+    phases.push(await measureDbCeiling(database, workload, closedLoop));
+    phases.push(await measureHttpCeiling(workload, closedLoop));
+    await service.start();
 
     // Closed loops first: the open-loop runs, whose tails matter most, then meet a warm server.
     phases.push(
       await closedLoopPhase(service, workload, { key: "closed.rest", driver: rest(options.concurrency) }, closedLoop),
     );
     phases.push(await closedLoopPhase(service, workload, { key: "closed.grpc", driver: grpc() }, closedLoop));
-    phases.push(await openPhase("open.rest", rest()));
-    phases.push(await openPhase("open.grpc", grpc()));
+    const capacity = (key: "closed.rest" | "closed.grpc") =>
+      phases.find((phase) => phase.key === key)?.loop.callsPerSecond;
+    const protocols = [
+      {
+        via: "REST",
+        key: "open.rest",
+        driver: () => rest(),
+        points: loadPoints(capacity("closed.rest"), options.rate),
+      },
+      { via: "gRPC", key: "open.grpc", driver: grpc, points: loadPoints(capacity("closed.grpc"), options.rate) },
+    ] as const;
+    const openPhase = (key: PhaseResult["key"], driver: CallDriver, callsPerSecond: number, point: string) =>
+      openLoopPhase(
+        service,
+        workload,
+        { key, point, title: openTitle(point, callsPerSecond), driver },
+        { callsPerSecond, durationSeconds: options.duration },
+        options.warmup,
+      );
+    for (let at = 0; at < protocols[0].points.length || at < protocols[1].points.length; at++) {
+      for (const protocol of protocols) {
+        const load = protocol.points[at];
+        if (load !== undefined) {
+          phases.push(await openPhase(protocol.key, protocol.driver(), load.callsPerSecond, load.point));
+        }
+      }
+    }
+
+    // The floors at the rate of each protocol's 50 % point, with the same client and timetable.
+    if (embedded) await service.stop();
+    for (const protocol of protocols) {
+      const load = protocol.points.find((p) => p.point === FLOOR_POINT);
+      if (load === undefined) continue;
+      const floor = {
+        callsPerSecond: load.callsPerSecond,
+        durationSeconds: options.duration,
+        warmupSeconds: options.warmup,
+        point: `${FLOOR_POINT} ${protocol.via}`,
+      };
+      phases.push(await measureDbFloor(database, workload, floor));
+      phases.push(await measureHttpFloor(workload, floor, options.connections));
+    }
+    await service.start();
 
     if (options.overloadDuration > 0) {
       for (const [key, closed, driver] of [
@@ -105,8 +164,8 @@ async function main(): Promise<void> {
       seeds.push((await seedPopulation(database, options.customers, options.scaleTo)).record);
       workload.population = options.scaleTo;
       await service.start();
-      phases.push(await openPhase("scaled.rest", rest()));
-      phases.push(await openPhase("scaled.grpc", grpc()));
+      phases.push(await openPhase("scaled.rest", rest(), options.rate, "fixed"));
+      phases.push(await openPhase("scaled.grpc", grpc(), options.rate, "fixed"));
     }
     if (options.soak > 0) {
       const title = `soak, ${options.soakRate} calls/s for ${options.soak} s`;
@@ -131,6 +190,8 @@ async function main(): Promise<void> {
       },
       serverRssAfterStartMb: rssAfterStartMb,
       seeding: seeds,
+      growth,
+      pgbench,
       phases,
       overload,
       serverWarnings: Object.fromEntries(service.problems),
@@ -145,6 +206,12 @@ async function main(): Promise<void> {
     if (options.keep) progress(`kept ${database.kind} database ${database.name}`);
     else await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
   }
+}
+
+function openTitle(point: string, callsPerSecond: number): string {
+  return point === "fixed"
+    ? `open loop, ${callsPerSecond} calls/s`
+    : `open loop, ${point} of capacity (${callsPerSecond.toFixed(0)} calls/s)`;
 }
 
 main().catch((error) => {
