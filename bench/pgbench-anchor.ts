@@ -3,7 +3,6 @@ import { promisify } from "node:util";
 import pg from "pg";
 import type { BenchDatabase } from "./bench-database.ts";
 import { progress } from "./phase.ts";
-import { createResourceMonitor } from "./resources.ts";
 
 // An anchor measured in the same run on the same PostgreSQL server: pgbench's
 // TPC-B transactions/s in a scratch database. At scale 1 every transaction
@@ -16,8 +15,6 @@ export type PgbenchAnchor =
       readonly threads: number;
       readonly scale: number;
       readonly seconds: number;
-      /** PostgreSQL CPU (% of one core) while it ran. */
-      readonly postgresCpuPercent: number | undefined;
     }
   | { readonly skipped: string };
 
@@ -51,26 +48,16 @@ export async function measurePgbench(
   try {
     await run("pgbench", ["-i", "-q", "-s", String(SCALE)], { env, timeout: 300_000 });
     progress(`pgbench TPC-B, ${options.clients} clients, ${seconds} s`);
-    const monitor = createResourceMonitor(undefined, { postgres: true });
-    const finish = monitor.begin();
     const { stdout } = await run(
       "pgbench",
       ["-c", String(options.clients), "-j", String(THREADS), "-M", "prepared", "-T", String(seconds), "-n"],
       { env, timeout: (seconds + 120) * 1000 },
     );
-    const usage = finish();
-    monitor.close();
     const tps = parseTps(stdout);
     if (tps === undefined) return skipped(`pgbench printed no tps: ${stdout.slice(-200)}`);
     progress(`  ${tps.toFixed(0)} transactions/s`);
-    return {
-      tps,
-      clients: options.clients,
-      threads: THREADS,
-      scale: SCALE,
-      seconds,
-      postgresCpuPercent: usage.postgresCpuPercent,
-    };
+    // No CPU figure: pgbench's backends have exited before a reading at the end could count them.
+    return { tps, clients: options.clients, threads: THREADS, scale: SCALE, seconds };
   } catch (error) {
     return skipped(`pgbench failed: ${(error as Error).message.slice(0, 200)}`);
   } finally {

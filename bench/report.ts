@@ -40,7 +40,7 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
       "skipped" in results.pgbench
         ? `skipped (${results.pgbench.skipped})`
         : `${results.pgbench.tps.toFixed(0)} TPC-B transactions/s (scale ${results.pgbench.scale}, ${results.pgbench.clients} clients, ` +
-          `${results.pgbench.threads} threads, prepared, ${results.pgbench.seconds} s; PostgreSQL CPU ${fixed(results.pgbench.postgresCpuPercent, 0)} % of a core)`
+          `${results.pgbench.threads} threads, prepared, ${results.pgbench.seconds} s)`
     }`,
     "",
     "Latency (ms; open loop: from the scheduled send time)",
