@@ -43,7 +43,7 @@ export function newCallerAni(serial: number): string {
  * The numbers callers dial: a contact centre's handful of lines, the same for
  * every caller, the main line most often. Sent as identity_hints.dnis.
  */
-export const DIALLED_NUMBERS = ["+14155550100", "+14155550101", "+18885550102", "+16285550103"] as const;
+export const DIALLED_NUMBERS = ["+14155550100", "+14155550101", "+18885550102", "+12125550103"] as const;
 /** Cumulative shares of DIALLED_NUMBERS: 55 %, 25 %, 15 %, 5 %. */
 const DIALLED_SHARES = [0.55, 0.8, 0.95, 1];
 
