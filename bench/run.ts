@@ -2,12 +2,11 @@ import { fileURLToPath } from "node:url";
 import { analyze } from "./analysis.ts";
 import { createApiKeys } from "./api-keys.ts";
 import { createBenchDatabase } from "./bench-database.ts";
-import { alternateDrivers, type CallDriver } from "./call-driver.ts";
+import { alternateDrivers } from "./call-driver.ts";
 import { measureDbCeiling, measureHttpCeiling } from "./ceilings.ts";
-import { measureDbFloor, measureHttpFloor } from "./floors.ts";
 import { type GrowthRecord, growPopulation } from "./growth-phase.ts";
 import { createGrpcDriver } from "./grpc-load.ts";
-import { FLOOR_POINT, loadPoints } from "./load-points.ts";
+import { floorsAtLoadPoint, openLoopsAtLoadPoints, openTitle, protocolLoads } from "./load-point-phases.ts";
 import { describeMachine } from "./machine.ts";
 import { parseOptions, USAGE, UsageError } from "./options.ts";
 import { type OverloadResult, overloadPhases } from "./overload-phases.ts";
@@ -98,48 +97,16 @@ async function main(): Promise<void> {
       await closedLoopPhase(service, workload, { key: "closed.rest", driver: rest(options.concurrency) }, closedLoop),
     );
     phases.push(await closedLoopPhase(service, workload, { key: "closed.grpc", driver: grpc() }, closedLoop));
-    const capacity = (key: "closed.rest" | "closed.grpc") =>
-      phases.find((phase) => phase.key === key)?.loop.callsPerSecond;
-    const protocols = [
-      {
-        via: "REST",
-        key: "open.rest",
-        driver: () => rest(),
-        points: loadPoints(capacity("closed.rest"), options.rate),
-      },
-      { via: "gRPC", key: "open.grpc", driver: grpc, points: loadPoints(capacity("closed.grpc"), options.rate) },
-    ] as const;
-    const openPhase = (key: PhaseResult["key"], driver: CallDriver, callsPerSecond: number, point: string) =>
-      openLoopPhase(
-        service,
-        workload,
-        { key, point, title: openTitle(point, callsPerSecond), driver },
-        { callsPerSecond, durationSeconds: options.duration },
-        options.warmup,
-      );
-    for (let at = 0; at < protocols[0].points.length || at < protocols[1].points.length; at++) {
-      for (const protocol of protocols) {
-        const load = protocol.points[at];
-        if (load !== undefined) {
-          phases.push(await openPhase(protocol.key, protocol.driver(), load.callsPerSecond, load.point));
-        }
-      }
-    }
-
-    // The floors at the rate of each protocol's 50 % point, with the same client and timetable.
+    const protocols = protocolLoads(phases, { rest: () => rest(), grpc }, options.rate);
+    const timing = {
+      durationSeconds: options.duration,
+      warmupSeconds: options.warmup,
+      connections: options.connections,
+    };
+    phases.push(...(await openLoopsAtLoadPoints(service, workload, protocols, timing)));
+    // The floors at each protocol's 50 % rate, with the same client and timetable.
     if (embedded) await service.stop();
-    for (const protocol of protocols) {
-      const load = protocol.points.find((p) => p.point === FLOOR_POINT);
-      if (load === undefined) continue;
-      const floor = {
-        callsPerSecond: load.callsPerSecond,
-        durationSeconds: options.duration,
-        warmupSeconds: options.warmup,
-        point: `${FLOOR_POINT} ${protocol.via}`,
-      };
-      phases.push(await measureDbFloor(database, workload, floor));
-      phases.push(await measureHttpFloor(workload, floor, options.connections));
-    }
+    phases.push(...(await floorsAtLoadPoint(database, workload, protocols, timing)));
     await service.start();
 
     if (options.overloadDuration > 0) {
@@ -164,8 +131,15 @@ async function main(): Promise<void> {
       seeds.push((await seedPopulation(database, options.customers, options.scaleTo)).record);
       workload.population = options.scaleTo;
       await service.start();
-      phases.push(await openPhase("scaled.rest", rest(), options.rate, "fixed"));
-      phases.push(await openPhase("scaled.grpc", grpc(), options.rate, "fixed"));
+      const fixed = { point: "fixed", callsPerSecond: options.rate };
+      const load = { callsPerSecond: options.rate, durationSeconds: options.duration };
+      for (const [key, driver] of [
+        ["scaled.rest", rest()],
+        ["scaled.grpc", grpc()],
+      ] as const) {
+        const phase = { key, point: fixed.point, title: openTitle(fixed), driver };
+        phases.push(await openLoopPhase(service, workload, phase, load, options.warmup));
+      }
     }
     if (options.soak > 0) {
       const title = `soak, ${options.soakRate} calls/s for ${options.soak} s`;
@@ -206,12 +180,6 @@ async function main(): Promise<void> {
     if (options.keep) progress(`kept ${database.kind} database ${database.name}`);
     else await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
   }
-}
-
-function openTitle(point: string, callsPerSecond: number): string {
-  return point === "fixed"
-    ? `open loop, ${callsPerSecond} calls/s`
-    : `open loop, ${point} of capacity (${callsPerSecond.toFixed(0)} calls/s)`;
 }
 
 main().catch((error) => {
