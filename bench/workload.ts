@@ -27,7 +27,10 @@ export interface Workload {
   nextGrowth(): SimulatedCall;
   /** Callers seeded in SQL; grows when the benchmark seeds more. */
   population: number;
-  /** Callers the growth phase has added by real calls (drawn from once they exist). */
+  /**
+   * Callers the growth phase has called from, drawn from once they exist. One
+   * whose first call failed may be unknown when drawn: it is created then.
+   */
   readonly grown: number;
 }
 
