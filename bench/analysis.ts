@@ -51,12 +51,13 @@ const SERVICE_PHASES: readonly PhaseKey[] = [
   "burst.grpc",
 ];
 
-export function phaseOf(results: Pick<BenchResults, "phases">, key: PhaseKey): PhaseResult | undefined {
-  return results.phases.find((phase) => phase.key === key);
+/** The phase of that key (at that load point, when given). */
+export function phaseOf(results: Pick<BenchResults, "phases">, key: PhaseKey, point?: string): PhaseResult | undefined {
+  return results.phases.find((phase) => phase.key === key && (point === undefined || phase.point === point));
 }
 
 export function analyze(results: BenchResults): Analysis {
-  const phase = (key: PhaseKey) => phaseOf(results, key);
+  const phase = (key: PhaseKey, point?: string) => phaseOf(results, key, point);
   const db = phase("ceiling.db")?.loop;
   const http = phase("ceiling.http")?.loop;
   const ceilingRatios: Ratio[] = [];
@@ -79,7 +80,8 @@ export function analyze(results: BenchResults): Analysis {
     ["open.rest", "scaled.rest"],
     ["open.grpc", "scaled.grpc"],
   ] as const) {
-    const small = phase(before);
+    // The larger population is run at the fixed rate only.
+    const small = phase(before, "fixed");
     const large = phase(after);
     if (small === undefined || large === undefined) continue;
     for (const operation of ["start", "end"] as const) {
@@ -90,7 +92,7 @@ export function analyze(results: BenchResults): Analysis {
     }
   }
   const scaled = phase("scaled.rest") ?? phase("scaled.grpc");
-  const base = phase("open.rest") ?? phase("open.grpc");
+  const base = phase("open.rest", "fixed") ?? phase("open.grpc", "fixed");
 
   const rss = SERVICE_PHASES.map((key) => phase(key)?.resources.serverRssMaxMb).filter((mb) => mb !== undefined);
   const soak = phase("soak");

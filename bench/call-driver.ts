@@ -38,7 +38,9 @@ export function startJson(call: SimulatedCall): string {
   return JSON.stringify({
     call_id: call.callId,
     identity_hints:
-      call.crmId === undefined ? { ani: call.ani } : { ani: call.ani, external_ids: { crm_id: call.crmId } },
+      call.crmId === undefined
+        ? { ani: call.ani, dnis: call.dnis }
+        : { ani: call.ani, dnis: call.dnis, external_ids: { crm_id: call.crmId } },
     ...(call.mobile ? { telco: { line_type: "mobile" } } : {}),
   });
 }

@@ -5,7 +5,7 @@ import { createStoreDriver } from "./db-ceiling.ts";
 import { measurePhase, type PhaseResult } from "./phase.ts";
 import { createResourceMonitor } from "./resources.ts";
 import { createRestDriver } from "./rest-load.ts";
-import type { Workload } from "./workload.ts";
+import { customersOf, type Workload } from "./workload.ts";
 
 // The two physical limits the service is compared with, measured by the same
 // closed loop at the same concurrency and duration as the service.
@@ -28,7 +28,7 @@ export async function measureDbCeiling(
         key: "ceiling.db",
         title: `DB ceiling, ${loop.concurrency} in flight`,
         via: "store",
-        customers: workload.population,
+        customers: customersOf(workload),
       },
       () => runClosedLoop(createStoreDriver(opened), workload, loop),
     );

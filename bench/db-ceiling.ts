@@ -34,7 +34,11 @@ export function createStoreDriver(database: Database, defaultRegion = "US"): Cal
     async start(call) {
       const input: StartCallInput = {
         callId: call.callId,
-        identityHints: { ani: call.ani, externalIds: call.crmId === undefined ? {} : { crm_id: call.crmId } },
+        identityHints: {
+          ani: call.ani,
+          dnis: call.dnis,
+          externalIds: call.crmId === undefined ? {} : { crm_id: call.crmId },
+        },
         lineType: call.mobile ? "mobile" : undefined,
       };
       try {

@@ -43,7 +43,11 @@ export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[]): C
     start(call) {
       const request = create(StartCallRequestSchema, {
         callId: call.callId,
-        identityHints: { ani: call.ani, externalIds: call.crmId === undefined ? {} : { crm_id: call.crmId } },
+        identityHints: {
+          ani: call.ani,
+          dnis: call.dnis,
+          externalIds: call.crmId === undefined ? {} : { crm_id: call.crmId },
+        },
         telco: call.mobile ? { lineType: LineType.MOBILE } : undefined,
       });
       return new Promise((resolve, reject) => {

@@ -4,6 +4,8 @@ import { parseArgs } from "node:util";
 
 export interface BenchOptions {
   readonly customers: number;
+  /** Callers added by real calls through the service before the measured phases. */
+  readonly growth: number;
   readonly scaleTo: number | undefined;
   readonly duration: number;
   readonly warmup: number;
@@ -31,10 +33,12 @@ export const MAX_CUSTOMERS = 8_000_000;
 export const USAGE = `Usage: npm run bench -- [options]
 
   --customers N      callers seeded before the server starts (default 10000)
+  --growth N         new callers who call the service for real before the measured phases (default 2000)
   --scale-to N       grow the population to N after the open-loop runs and repeat them
   --duration S       seconds measured in each phase (default 20)
   --warmup S         unmeasured seconds before each phase (default 2)
-  --rate R           offered calls/s in the open-loop phases; each call is a start and an end (default 200)
+  --rate R           offered calls/s of the fixed open-loop point (besides 50 % and 80 % of the
+                     closed-loop calls/s); each call is a start and an end (default 200)
   --concurrency C    calls in flight in the closed-loop phases and the ceilings (default 16)
   --connections N    HTTP/1.1 connections of the open-loop REST client (default 32)
   --keys N           API keys created and rotated over (default 30)
@@ -80,6 +84,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
     strict: true,
     options: {
       customers: { type: "string", default: "10000" },
+      growth: { type: "string", default: "2000" },
       "scale-to": { type: "string" },
       duration: { type: "string", default: "20" },
       warmup: { type: "string", default: "2" },
@@ -117,6 +122,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
   if (values["scale-out"] !== "on" && values["scale-out"] !== "off") problems.push("--scale-out must be on or off");
   const options: BenchOptions = Object.freeze({
     customers,
+    growth: Math.floor(number("growth", values.growth, 0, 1_000_000)!),
     scaleTo: scaleTo === undefined ? undefined : Math.floor(scaleTo),
     duration: number("duration", values.duration, 1, 3600)!,
     warmup: number("warmup", values.warmup, 0, 600)!,

@@ -7,6 +7,8 @@ import type { ResourceMonitor, ResourceUsage } from "./resources.ts";
 export type PhaseKey =
   | "ceiling.db"
   | "ceiling.http"
+  | "floor.db"
+  | "floor.http"
   | "open.rest"
   | "open.grpc"
   | "closed.rest"
@@ -20,6 +22,8 @@ export type PhaseKey =
 export interface PhaseResult {
   readonly key: PhaseKey;
   readonly title: string;
+  /** Open loops at a load point: "50 %" or "80 %" of the closed-loop calls/s, "fixed" (--rate); floors add the protocol. */
+  readonly point?: string;
   /** REST, gRPC, store (no HTTP), bare HTTP, or REST+gRPC. */
   readonly via: string;
   /** Seeded callers; undefined for the bare HTTP server. */

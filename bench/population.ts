@@ -38,3 +38,32 @@ export const HAS_VARIABLES_SQL = "i % 5 = 0";
 export function newCallerAni(serial: number): string {
   return `+1628${ANI_BASE + (serial % 8_000_000)}`;
 }
+
+/**
+ * The numbers callers dial: a contact centre's handful of lines, the same for
+ * every caller, the main line most often. Sent as identity_hints.dnis.
+ */
+export const DIALLED_NUMBERS = ["+14155550100", "+14155550101", "+18885550102", "+12125550103"] as const;
+/** Cumulative shares of DIALLED_NUMBERS: 55 %, 25 %, 15 %, 5 %. */
+const DIALLED_SHARES = [0.55, 0.8, 0.95, 1];
+
+/** The dialled number for a uniform draw u in [0, 1). */
+export function dialledNumberOf(u: number): string {
+  const at = DIALLED_SHARES.findIndex((share) => u < share);
+  return DIALLED_NUMBERS[at === -1 ? DIALLED_NUMBERS.length - 1 : at];
+}
+
+/** The number seeded caller i last dialled, in SQL: each line in turn. */
+export const DNIS_SQL = `(array[${DIALLED_NUMBERS.map((n) => `'${n}'`).join(", ")}])[1 + i % ${DIALLED_NUMBERS.length}]`;
+
+/**
+ * Callers added by real calls in the growth phase dial from +1650, a block
+ * neither the seed nor the measured phases' new callers use; 30 % give a CRM id.
+ */
+export function grownCallerAni(serial: number): string {
+  return `+1650${ANI_BASE + (serial % 8_000_000)}`;
+}
+
+export function grownCrmIdOf(serial: number): string | undefined {
+  return hasCrmId(serial) ? `CRM-G-${serial}` : undefined;
+}

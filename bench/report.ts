@@ -1,4 +1,5 @@
 import type { Analysis } from "./analysis.ts";
+import { cpuPerCall } from "./cpu-per-call.ts";
 import { isOverloaded } from "./loop-result.ts";
 import type { PhaseResult } from "./phase.ts";
 import { DISTURBED_ABOVE_PERCENT, otherCpuPercent } from "./resources.ts";
@@ -30,7 +31,18 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
     `server:   log level ${results.server.logLevel}, rate-limit windows: ${results.server.rateLimitWindows}, DB pool ${results.server.dbPoolSize}`,
     `options:  ${options.customers} customers, ${options.duration} s per phase (+${options.warmup} s warm-up), ` +
       `${options.rate} calls/s open loop, ${options.concurrency} in flight closed loop, ${options.keys} API keys`,
-    `seeding:  ${results.seeding.map((s) => `${grouped(s.to - s.from)} callers in ${s.seconds.toFixed(1)} s`).join("; ")}`,
+    `seeding:  ${results.seeding.map((s) => `${grouped(s.to - s.from)} callers in ${s.seconds.toFixed(1)} s`).join("; ")} (SQL)`,
+    `growth:   ${
+      results.growth === undefined
+        ? "none (--growth 0)"
+        : `${grouped(results.growth.customersAdded)} customers added by ${grouped(results.growth.calls)} real calls over ${results.growth.via} in ${results.growth.seconds.toFixed(1)} s${growthFailures(results.growth.errors)}`
+    }`,
+    `pgbench:  ${
+      "skipped" in results.pgbench
+        ? `skipped (${results.pgbench.skipped})`
+        : `${results.pgbench.tps.toFixed(0)} TPC-B transactions/s (scale ${results.pgbench.scale}, ${results.pgbench.clients} clients, ` +
+          `${results.pgbench.threads} threads, prepared, ${results.pgbench.seconds} s)`
+    }`,
     "",
     "Latency (ms; open loop: from the scheduled send time)",
     formatTable(
@@ -90,6 +102,24 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
           "  its figures are not the service's alone. Run again on an idle machine.",
         ]
       : []),
+    "",
+    "CPU per completed call (ms; server: the service or the bare route; client: this process, which runs the store functions in the DB phases)",
+    formatTable(
+      ["phase", "via", "calls/s", "server", "PostgreSQL", "client", "total"],
+      results.phases.map((phase) => {
+        const cpu = cpuPerCall(phase);
+        return [
+          phase.title,
+          phase.via,
+          fixed(phase.loop.callsPerSecond, 1),
+          fixed(cpu?.serverMs),
+          fixed(cpu?.postgresMs),
+          fixed(cpu?.clientMs),
+          fixed(cpu?.totalMs),
+        ];
+      }),
+      "llrrrrr",
+    ),
     "",
     "Against the ceilings",
     ...analysis.ceilingRatios.map((ratio) => `  ${ratio.text}`),
@@ -168,7 +198,7 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
     "Targets",
     formatTable(
       ["target", "measured", "result"],
-      targets.map((t) => [t.target, t.measured, t.met === undefined ? "n/a" : t.met ? "MET" : "NOT MET"]),
+      targets.map((t) => [t.target, t.measured, verdict(t)]),
       "lll",
     ),
   );
@@ -210,6 +240,16 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
   }
   out.push("", `Results: ${file}`);
   return `${out.join("\n")}\n`;
+}
+
+function growthFailures(errors: Readonly<Record<string, number>>): string {
+  const kinds = Object.entries(errors);
+  return kinds.length === 0 ? "" : `; failed: ${kinds.map(([kind, n]) => `${n} × ${kind}`).join(", ")}`;
+}
+
+function verdict(check: TargetCheck): string {
+  if (check.met !== undefined) return check.met ? "MET" : "NOT MET";
+  return check.notApplicable ? "n/a" : "not measured";
 }
 
 function latencies(phase: PhaseResult, operation: "start" | "end"): string[] {

@@ -14,7 +14,10 @@ export interface ResourceUsage {
   /** Percent of one core. */
   readonly serverCpuPercent?: number;
   readonly clientCpuPercent: number;
-  /** Every process named "postgres" on this machine (none for the embedded database). */
+  /**
+   * The local PostgreSQL's processes (none for the embedded database): its
+   * background processes, and its backends (all, or only the run's: scopePostgresCpu).
+   */
   readonly postgresCpuPercent?: number;
   /** Percent of all cores together. */
   readonly machineCpuPercent: number;
@@ -133,6 +136,28 @@ function readCpuTicks(pid: number): number | undefined {
   }
 }
 
+/** Backends of databases whose name holds this are measured; undefined: every backend. */
+let backendScope: string | undefined;
+
+/**
+ * On a shared server, other people's databases are no part of the run: count
+ * only the backends of databases whose name holds `part` (the run's stamp),
+ * and the server's background processes (WAL writer, checkpointer, …), which
+ * cannot be told apart.
+ */
+export function scopePostgresCpu(part: string): void {
+  backendScope = part;
+}
+
+/** A backend's title: "postgres: 15/main: user database 127.0.0.1(47880) idle". */
+const BACKEND_TITLE = /\(\d+\)|\[local\]/;
+
+function countsAsOurs(pid: string): boolean {
+  if (backendScope === undefined) return true;
+  const title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  return !BACKEND_TITLE.test(title) || title.includes(backendScope);
+}
+
 /** CPU ticks of each PostgreSQL process (backends come and go, so per pid). */
 function readPostgresTicks(): Map<number, number> {
   const ticks = new Map<number, number>();
@@ -145,7 +170,7 @@ function readPostgresTicks(): Map<number, number> {
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres" || !countsAsOurs(entry)) continue;
     } catch {
       continue;
     }

@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
+import type { GrowthRecord } from "./growth-phase.ts";
 import type { MachineDescription } from "./machine.ts";
 import type { BenchOptions } from "./options.ts";
 import type { OverloadResult } from "./overload-phases.ts";
+import type { PgbenchAnchor } from "./pgbench-anchor.ts";
 import type { PhaseResult } from "./phase.ts";
 import type { ProfileSummary } from "./profile-summary.ts";
 import type { SeedRecord } from "./seed.ts";
@@ -23,6 +25,10 @@ export interface BenchResults {
   /** Server RSS once it had started and answered the admin API, before any load. */
   readonly serverRssAfterStartMb: number | undefined;
   readonly seeding: readonly SeedRecord[];
+  /** Customers added by real calls before the measured phases; undefined with --growth 0. */
+  readonly growth: GrowthRecord | undefined;
+  /** pgbench TPC-B on the same PostgreSQL server, or why it was skipped. */
+  readonly pgbench: PgbenchAnchor;
   readonly phases: readonly PhaseResult[];
   /** Bursts past the closed-loop capacity, per protocol. */
   readonly overload: readonly OverloadResult[];
@@ -32,6 +38,8 @@ export interface BenchResults {
   readonly serverWarnings: Readonly<Record<string, number>>;
   readonly profile: ProfileSummary | undefined;
 }
+
+export type { ScaleOutResult };
 
 export async function writeResults(
   dir: string,

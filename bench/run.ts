@@ -3,16 +3,19 @@ import { readBackWrites, type WriteLedger } from "./acknowledged-writes.ts";
 import { analyze } from "./analysis.ts";
 import { createApiKeys } from "./api-keys.ts";
 import { createBenchDatabase } from "./bench-database.ts";
-import { alternateDrivers, type CallDriver } from "./call-driver.ts";
+import { alternateDrivers } from "./call-driver.ts";
 import { measureDbCeiling, measureHttpCeiling } from "./ceilings.ts";
+import { type GrowthRecord, growPopulation } from "./growth-phase.ts";
 import { createGrpcDriver } from "./grpc-load.ts";
+import { floorsAtLoadPoint, openLoopsAtLoadPoints, openTitle, protocolLoads } from "./load-point-phases.ts";
 import { describeMachine } from "./machine.ts";
 import { parseOptions, USAGE, UsageError } from "./options.ts";
 import { type OverloadResult, overloadPhases } from "./overload-phases.ts";
+import { measurePgbench } from "./pgbench-anchor.ts";
 import { type PhaseResult, progress } from "./phase.ts";
 import { summarizeProfiles } from "./profile-summary.ts";
 import { formatReport } from "./report.ts";
-import { machineBusyPercent } from "./resources.ts";
+import { machineBusyPercent, scopePostgresCpu } from "./resources.ts";
 import { createRestDriver } from "./rest-load.ts";
 import { writeResults } from "./results-file.ts";
 import { type SeedRecord, seedPopulation } from "./seed.ts";
@@ -24,9 +27,11 @@ import { checkTargets } from "./targets.ts";
 import { twoInstancePhase } from "./two-instance-phase.ts";
 import { createWorkload } from "./workload.ts";
 
-// `npm run bench`: seed → DB ceiling → HTTP ceiling → the service (closed
-// loop, open loop; REST and gRPC) → bursts past capacity → a larger
-// population → soak → two instances against one → report.
+// `npm run bench`: seed → pgbench → growth by real calls → DB ceiling → HTTP
+// ceiling → the service (closed loop, then open loops at 50 % and 80 % of it
+// and at --rate; REST and gRPC) → DB-only and bare-HTTP open loops at 50 % →
+// bursts past capacity → a larger population → soak → two instances against
+// one → report.
 
 const RESULTS_DIR = fileURLToPath(new URL("results/", import.meta.url));
 
@@ -38,6 +43,8 @@ async function main(): Promise<void> {
   const busyBefore = await machineBusyPercent();
   if (busyBefore > 15) progress(`warning: the machine is already ${busyBefore.toFixed(0)} % busy`);
 
+  // Both of the run's databases (cc_bench_<stamp>, cc_pgbench_<stamp>) hold its stamp.
+  scopePostgresCpu(stamp);
   const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
   progress(`database: ${database.kind} ${database.name}`);
   const adminToken = randomToken();
@@ -57,17 +64,17 @@ async function main(): Promise<void> {
     durationSeconds: options.duration,
     warmupSeconds: options.warmup,
   };
-  const openLoop = { callsPerSecond: options.rate, durationSeconds: options.duration };
-  const openTitle = `open loop, ${options.rate} calls/s`;
+  const embedded = database.kind === "pglite";
 
   try {
     const seeded = await seedPopulation(database, 0, options.customers);
     seeds.push(seeded.record);
     const workload = createWorkload({ population: options.customers, runTag: stamp });
-
-    // Before the server starts: the embedded database has a single holder.
-    phases.push(await measureDbCeiling(database, workload, closedLoop));
-    phases.push(await measureHttpCeiling(workload, closedLoop));
+    const pgbench = await measurePgbench(database, process.env.DATABASE_URL, {
+      clients: options.concurrency,
+      seconds: options.duration,
+      stamp,
+    });
 
     await service.start();
     const keys = await createApiKeys(service.url, adminToken, options.keys);
@@ -75,16 +82,36 @@ async function main(): Promise<void> {
     const rssAfterStartMb = service.rssMb();
     const rest = (connections = options.connections) => createRestDriver(service.url, keys, connections);
     const grpc = () => createGrpcDriver(service.url, keys);
-    const openPhase = (key: PhaseResult["key"], driver: CallDriver) =>
-      openLoopPhase(service, workload, { key, title: openTitle, driver }, openLoop, options.warmup);
+    let growth: GrowthRecord | undefined;
+    if (options.growth > 0) {
+      growth = await growPopulation(alternateDrivers([rest(options.concurrency), grpc()]), workload, {
+        calls: options.growth,
+        concurrency: options.concurrency,
+      });
+    }
+
+    // The embedded database has a single holder: the server stops while this process holds it.
+    if (embedded) await service.stop();
+    phases.push(await measureDbCeiling(database, workload, closedLoop));
+    phases.push(await measureHttpCeiling(workload, closedLoop));
+    await service.start();
 
     // Closed loops first: the open-loop runs, whose tails matter most, then meet a warm server.
     phases.push(
       await closedLoopPhase(service, workload, { key: "closed.rest", driver: rest(options.concurrency) }, closedLoop),
     );
     phases.push(await closedLoopPhase(service, workload, { key: "closed.grpc", driver: grpc() }, closedLoop));
-    phases.push(await openPhase("open.rest", rest()));
-    phases.push(await openPhase("open.grpc", grpc()));
+    const protocols = protocolLoads(phases, { rest: () => rest(), grpc }, options.rate);
+    const timing = {
+      durationSeconds: options.duration,
+      warmupSeconds: options.warmup,
+      connections: options.connections,
+    };
+    phases.push(...(await openLoopsAtLoadPoints(service, workload, protocols, timing)));
+    // The floors at each protocol's 50 % rate, with the same client and timetable.
+    if (embedded) await service.stop();
+    phases.push(...(await floorsAtLoadPoint(database, workload, protocols, timing)));
+    await service.start();
 
     if (options.overloadDuration > 0) {
       for (const [key, closed, driver] of [
@@ -109,8 +136,15 @@ async function main(): Promise<void> {
       seeds.push((await seedPopulation(database, options.customers, options.scaleTo)).record);
       workload.population = options.scaleTo;
       await service.start();
-      phases.push(await openPhase("scaled.rest", rest()));
-      phases.push(await openPhase("scaled.grpc", grpc()));
+      const fixed = { point: "fixed", callsPerSecond: options.rate };
+      const load = { callsPerSecond: options.rate, durationSeconds: options.duration };
+      for (const [key, driver] of [
+        ["scaled.rest", rest()],
+        ["scaled.grpc", grpc()],
+      ] as const) {
+        const phase = { key, point: fixed.point, title: openTitle(fixed), driver };
+        phases.push(await openLoopPhase(service, workload, phase, load, options.warmup));
+      }
     }
     if (options.soak > 0) {
       const title = `soak, ${options.soakRate} calls/s for ${options.soak} s`;
@@ -146,6 +180,8 @@ async function main(): Promise<void> {
       },
       serverRssAfterStartMb: rssAfterStartMb,
       seeding: seeds,
+      growth,
+      pgbench,
       phases,
       overload,
       scaleOut: scaleOut.result,

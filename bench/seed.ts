@@ -9,6 +9,7 @@ import {
   BENCH_MODE,
   CRM_ID_SQL,
   CUSTOMER_ID_SQL,
+  DNIS_SQL,
   HAS_CRM_ID_SQL,
   HAS_OPEN_INTENT_SQL,
   HAS_VARIABLES_SQL,
@@ -100,6 +101,8 @@ function batchStatements(first: number, last: number): string[] {
     `insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
        select ${tenant}, 'external_id', 'crm_id', ${CRM_ID_SQL}, ${CUSTOMER_ID_SQL}, ${lastCall}
        from ${series} where ${HAS_CRM_ID_SQL}`,
+    `insert into customer_dnis (customer_id, dnis, last_seen_at)
+       select ${CUSTOMER_ID_SQL}, ${DNIS_SQL}, ${lastCall} from ${series}`,
     `insert into intents (customer_id, name, status, attempt_count, updated_at)
        select ${CUSTOMER_ID_SQL}, (array['billing_question', 'delivery_status', 'plan_change'])[1 + i % 3],
          'open', 1 + i % 3, ${lastCall}

@@ -3,7 +3,7 @@ import { type ClosedLoopOptions, runClosedLoop } from "./closed-loop.ts";
 import { type OpenLoopOptions, runOpenLoop } from "./open-loop.ts";
 import { measurePhase, type PhaseKey, type PhaseResult } from "./phase.ts";
 import type { Service } from "./service.ts";
-import type { Workload } from "./workload.ts";
+import { customersOf, type Workload } from "./workload.ts";
 
 // The service's phases. Each gets a driver of its own, closed afterwards.
 
@@ -11,7 +11,7 @@ import type { Workload } from "./workload.ts";
 export async function openLoopPhase(
   service: Service,
   workload: Workload,
-  phase: { key: PhaseKey; title: string; driver: CallDriver },
+  phase: { key: PhaseKey; title: string; driver: CallDriver; point?: string },
   load: OpenLoopOptions,
   warmupSeconds: number,
 ): Promise<PhaseResult> {
@@ -20,7 +20,7 @@ export async function openLoopPhase(
     if (warmupSeconds > 0) await runOpenLoop(driver, workload, { ...load, durationSeconds: warmupSeconds });
     return await measurePhase(
       service.monitor,
-      { key: phase.key, title: phase.title, via: driver.name, customers: workload.population },
+      { key: phase.key, point: phase.point, title: phase.title, via: driver.name, customers: customersOf(workload) },
       () => runOpenLoop(driver, workload, load),
     );
   } finally {
@@ -42,7 +42,7 @@ export async function closedLoopPhase(
         key: phase.key,
         title: `closed loop, ${load.concurrency} in flight`,
         via: driver.name,
-        customers: workload.population,
+        customers: customersOf(workload),
       },
       () => runClosedLoop(driver, workload, load),
     );

@@ -1,13 +1,16 @@
-import { aniOf, crmIdOf, hasCrmId, newCallerAni } from "./population.ts";
+import { aniOf, crmIdOf, dialledNumberOf, grownCallerAni, grownCrmIdOf, hasCrmId, newCallerAni } from "./population.ts";
 
-// The simulated calls: 80 % of callers come from the seeded population
-// (uniformly, the least cache-friendly choice), 20 % dial from numbers never
-// seen before. Every call is a start and then an end with an intent and a
-// few variables. A seeded generator makes runs repeatable.
+// The simulated calls: 80 % of callers come from the population (the seeded
+// callers and those the growth phase added by real calls, uniformly: the least
+// cache-friendly choice), 20 % dial from numbers never seen before. Every call
+// names the line it dialled (one of a handful) and is a start and then an end
+// with an intent and three variables. A seeded generator makes runs repeatable.
 
 export interface SimulatedCall {
   readonly callId: string;
   readonly ani: string;
+  /** The dialled number, sent as identity_hints.dnis. */
+  readonly dnis: string;
   /** Sent as external_ids {crm_id} when the caller is known to the CRM. */
   readonly crmId: string | undefined;
   /** Sent as telco {line_type: "mobile"} for half of the calls. */
@@ -20,8 +23,15 @@ export interface SimulatedCall {
 
 export interface Workload {
   next(): SimulatedCall;
-  /** Callers the population holds now; grows when the benchmark seeds more. */
+  /** A call from the next caller of the growth phase: a number never seen, which becomes a customer. */
+  nextGrowth(): SimulatedCall;
+  /** Callers seeded in SQL; grows when the benchmark seeds more. */
   population: number;
+  /**
+   * Callers the growth phase has called from, drawn from once they exist. One
+   * whose first call failed may be unknown when drawn: it is created then.
+   */
+  readonly grown: number;
 }
 
 const INTENTS = ["billing_question", "delivery_status", "plan_change", "address_change", "cancel_subscription"];
@@ -32,29 +42,49 @@ export function createWorkload(options: { population: number; runTag: string; se
   const random = mulberry32(options.seed ?? 20_261_122);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
   let serial = 0;
+  let grown = 0;
   let newCallers = Math.floor(random() * 1_000_000);
+
+  const call = (ani: string, crmId: string | undefined): SimulatedCall => {
+    serial++;
+    const intent = pick(INTENTS);
+    return {
+      callId: `bench-${options.runTag}-${serial}`,
+      ani,
+      dnis: dialledNumberOf(random()),
+      crmId,
+      mobile: random() < 0.5,
+      intent,
+      intentStatus: random() < 0.8 ? "resolved" : "open",
+      variables: { last_topic: intent, sentiment: pick(SENTIMENTS), preferred_language: pick(LANGUAGES) },
+      idempotencyKey: `end-${options.runTag}-${serial}`,
+    };
+  };
+
   const workload: Workload = {
     population: options.population,
+    get grown() {
+      return grown;
+    },
     next() {
-      serial++;
       const known = random() < 0.8;
-      const index = Math.floor(random() * workload.population);
-      const intent = pick(INTENTS);
-      const variables: Record<string, string> = { last_topic: intent, sentiment: pick(SENTIMENTS) };
-      if (random() < 0.5) variables.preferred_language = pick(LANGUAGES);
-      return {
-        callId: `bench-${options.runTag}-${serial}`,
-        ani: known ? aniOf(index) : newCallerAni(newCallers++),
-        crmId: known && hasCrmId(index) ? crmIdOf(index) : undefined,
-        mobile: random() < 0.5,
-        intent,
-        intentStatus: random() < 0.8 ? "resolved" : "open",
-        variables,
-        idempotencyKey: `end-${options.runTag}-${serial}`,
-      };
+      const index = Math.floor(random() * (workload.population + grown));
+      if (!known) return call(newCallerAni(newCallers++), undefined);
+      if (index < workload.population) return call(aniOf(index), hasCrmId(index) ? crmIdOf(index) : undefined);
+      const serialOfGrown = index - workload.population;
+      return call(grownCallerAni(serialOfGrown), grownCrmIdOf(serialOfGrown));
+    },
+    nextGrowth() {
+      const serialOfGrown = grown++;
+      return call(grownCallerAni(serialOfGrown), grownCrmIdOf(serialOfGrown));
     },
   };
   return workload;
+}
+
+/** Callers the population holds: seeded and grown by real calls. */
+export function customersOf(workload: Workload): number {
+  return workload.population + workload.grown;
 }
 
 /** A small, fast, seedable generator (public domain). */

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { cpuPerCall } from "../../bench/cpu-per-call.ts";
+import { loadPoints } from "../../bench/load-points.ts";
+import { parseTps } from "../../bench/pgbench-anchor.ts";
+import { DIALLED_NUMBERS } from "../../bench/population.ts";
+import { checkScaleOut } from "../../bench/targets.ts";
+import { createWorkload, customersOf } from "../../bench/workload.ts";
+
+// The benchmark's own arithmetic: load points, CPU per call, the pgbench
+// figure, the scale-out target, and the shape of the simulated calls.
+
+describe("load points", () => {
+  it("offers 50 % and 80 % of the closed-loop calls/s, then the fixed rate", () => {
+    expect(loadPoints(300, 200)).toEqual([
+      { point: "50 %", callsPerSecond: 150 },
+      { point: "80 %", callsPerSecond: 240 },
+      { point: "fixed", callsPerSecond: 200 },
+    ]);
+  });
+
+  it("keeps only the fixed rate when the closed loop carried nothing", () => {
+    expect(loadPoints(0, 200)).toEqual([{ point: "fixed", callsPerSecond: 200 }]);
+    expect(loadPoints(undefined, 50)).toEqual([{ point: "fixed", callsPerSecond: 50 }]);
+  });
+});
+
+describe("CPU per call", () => {
+  const phase = (callsPerSecond: number, postgresCpuPercent?: number) => ({
+    loop: { callsPerSecond } as never,
+    resources: { serverCpuPercent: 50, clientCpuPercent: 20, postgresCpuPercent, machineCpuPercent: 60 },
+  });
+
+  it("turns percent of a core at a rate into ms per call", () => {
+    // Half a core at 100 calls/s: 5 ms of CPU per call.
+    expect(cpuPerCall(phase(100, 40))).toEqual({ serverMs: 5, postgresMs: 4, clientMs: 2, totalMs: 11 });
+  });
+
+  it("leaves an unmeasured party out and refuses a phase with no completed call", () => {
+    expect(cpuPerCall(phase(100))?.postgresMs).toBeUndefined();
+    expect(cpuPerCall(phase(0))).toBeUndefined();
+  });
+});
+
+describe("pgbench output", () => {
+  it("reads the tps line", () => {
+    const output = "number of failed transactions: 0 (0.000%)\ntps = 912.345678 (without initial connection time)\n";
+    expect(parseTps(output)).toBeCloseTo(912.345678);
+    expect(parseTps("connection refused")).toBeUndefined();
+  });
+});
+
+describe("scale-out target", () => {
+  it("is not measured without a result, and met from 1.6 × one instance", () => {
+    expect(checkScaleOut(undefined).met).toBeUndefined();
+    expect(checkScaleOut({ oneInstanceCallsPerSecond: 100, twoInstanceCallsPerSecond: 160 }).met).toBe(true);
+    expect(checkScaleOut({ oneInstanceCallsPerSecond: 100, twoInstanceCallsPerSecond: 159 }).met).toBe(false);
+  });
+});
+
+describe("simulated calls", () => {
+  it("dial one of a handful of numbers and store three variables", () => {
+    const workload = createWorkload({ population: 1000, runTag: "t" });
+    const calls = Array.from({ length: 2000 }, () => workload.next());
+    expect(new Set(calls.map((call) => call.dnis))).toEqual(new Set(DIALLED_NUMBERS));
+    expect(calls.every((call) => Object.keys(call.variables).length === 3)).toBe(true);
+  });
+
+  it("draw from the grown callers once the growth phase has added them", () => {
+    const workload = createWorkload({ population: 10, runTag: "t" });
+    const grown = Array.from({ length: 90 }, () => workload.nextGrowth().ani);
+    expect(new Set(grown).size).toBe(90);
+    expect(customersOf(workload)).toBe(100);
+    const known = Array.from({ length: 500 }, () => workload.next().ani).filter((ani) => grown.includes(ani));
+    expect(known.length).toBeGreaterThan(0);
+  });
+});
