@@ -132,7 +132,8 @@ function opening(worker: Worker): Promise<void> {
     };
     const onExit = (code: number) => {
       settle();
-      reject(new PgliteThreadStoppedError(`exit code ${code} before the database opened`));
+      // Not a PgliteThreadStoppedError: a thread that cannot open the database is not waited for.
+      reject(new Error(`embedded database thread ended (exit code ${code}) before the database opened`));
     };
     const settle = () => {
       worker.off("message", onMessage);
