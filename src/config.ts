@@ -16,6 +16,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   REDIS_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -72,7 +73,12 @@ export interface Config {
   readonly host: string;
   readonly database:
     | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
-    | { readonly kind: "pglite"; readonly dataDir: string };
+    | {
+        readonly kind: "pglite";
+        readonly dataDir: string;
+        /** Where PGlite runs: a worker thread of its own, or the service's main thread. */
+        readonly thread: "worker" | "main";
+      };
   readonly statementTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly adminToken: string | undefined;
@@ -157,7 +163,7 @@ export function envToConfig(env: Env): Config {
     host: e.HOST,
     database: e.DATABASE_URL
       ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
-      : { kind: "pglite" as const, dataDir: e.DATA_DIR },
+      : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,

@@ -11,6 +11,7 @@ const UNAVAILABLE_MESSAGES = [
   /connection error/i,
   /driver has already been destroyed/i,
   /pglite is closed/i,
+  /embedded database thread stopped/i,
   /cannot use a pool after calling end/i,
 ];
 

@@ -5,6 +5,7 @@ import pg from "pg";
 import type { Config } from "../config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
+import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import type { Schema } from "./schema.ts";
 
@@ -16,9 +17,9 @@ export interface Database {
   /**
    * What stops a statement already sent when its request is aborted.
    * PostgreSQL cancels it (and so rolls it back). The embedded database runs
-   * a statement in one go on this thread, so there is nothing to cancel: the
-   * abort is seen before the statement is sent, which is where a request
-   * waits (for the single connection).
+   * a statement in one go, so there is nothing to cancel: the abort is seen
+   * before the statement is sent, which is where a request waits (for the
+   * single connection).
    */
   readonly inflightAbort: InflightQueryAbortStrategy;
   /** One round trip; rejects when the database does not answer. */
@@ -62,7 +63,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       stats,
     );
   }
-  const { pglite, release } = await openPglite(target.dataDir);
+  const { pglite, release } = await openPglite(target.dataDir, target.thread);
   return wrap(
     new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
     "pglite",
@@ -74,20 +75,31 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
   );
 }
 
+interface OpenPglite {
+  readonly pglite: PgliteQueryable & { close(): Promise<void> };
+  readonly release: () => Promise<void>;
+}
+
 /**
  * ":memory:" keeps the embedded database in memory (tests); any other value is a
- * directory, held by this process until close.
+ * directory, held by this process until close. "worker" runs PGlite on a thread
+ * of its own, so the service's JavaScript and the database's WASM use two cores.
  */
-async function openPglite(dataDir: string): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
-  if (dataDir === ":memory:") return { pglite: await PGlite.create(), release: async () => {} };
+async function openPglite(dataDir: string, thread: "worker" | "main"): Promise<OpenPglite> {
+  const open = () => (thread === "worker" ? PgliteThread.open(dataDir) : openOnMainThread(dataDir));
+  if (dataDir === ":memory:") return { pglite: await open(), release: async () => {} };
   await mkdir(dataDir, { recursive: true });
   // An embedded directory held by another process stops the start here, at once.
   const lock = await lockDataDir(dataDir);
-  const pglite = await PGlite.create(dataDir).catch(async (error) => {
+  const pglite = await open().catch(async (error) => {
     await lock.release();
     throw error;
   });
   return { pglite, release: () => lock.release() };
+}
+
+function openOnMainThread(dataDir: string): Promise<PGlite> {
+  return PGlite.create(dataDir === ":memory:" ? undefined : dataDir);
 }
 
 function wrap(

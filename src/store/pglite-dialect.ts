@@ -1,4 +1,3 @@
-import type { PGlite } from "@electric-sql/pglite";
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -11,12 +10,13 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from "kysely";
+import type { PgliteQueryable } from "./pglite-thread.ts";
 
-// Kysely over the embedded PostgreSQL. PGlite is one connection on the main
-// thread, so the driver lends it to one holder (a transaction or a single
-// query) at a time and queues the rest.
+// Kysely over the embedded PostgreSQL. PGlite is one connection (on a thread
+// of its own or on the main thread), so the driver lends it to one holder (a
+// transaction or a single query) at a time and queues the rest.
 
-export function createPgliteDialect(pglite: PGlite): Dialect {
+export function createPgliteDialect(pglite: PgliteQueryable): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
     createDriver: () => new PgliteDriver(pglite),
@@ -29,7 +29,7 @@ class PgliteDriver implements Driver {
   readonly #connection: PgliteConnection;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PgliteQueryable) {
     this.#connection = new PgliteConnection(pglite);
   }
 
@@ -69,10 +69,10 @@ class PgliteDriver implements Driver {
 }
 
 class PgliteConnection implements DatabaseConnection {
-  readonly #pglite: PGlite;
+  readonly #pglite: PgliteQueryable;
   release: () => void = () => {};
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PgliteQueryable) {
     this.#pglite = pglite;
   }
 

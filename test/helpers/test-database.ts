@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 // Each test file gets a database of its own: a fresh PostgreSQL database when
-// DATABASE_URL is set, otherwise an in-memory embedded one.
+// DATABASE_URL is set, otherwise an in-memory embedded one (on the thread
+// EMBEDDED_DB_THREAD names, if set).
 
 export interface TestDatabase {
   /** Environment entries selecting this database. */
@@ -12,7 +13,10 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const base = process.env.DATABASE_URL;
-  if (!base) return { env: { DATA_DIR: ":memory:" }, drop: async () => {} };
+  if (!base) {
+    const thread = process.env.EMBEDDED_DB_THREAD;
+    return { env: { DATA_DIR: ":memory:", ...(thread ? { EMBEDDED_DB_THREAD: thread } : {}) }, drop: async () => {} };
+  }
   const name = `cc_test_${randomBytes(6).toString("hex")}`;
   await withAdminClient(base, (client) => client.query(`create database ${name}`));
   const url = new URL(base);

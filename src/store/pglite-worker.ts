@@ -1,0 +1,52 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { PGlite } from "@electric-sql/pglite";
+import { errorToFields, type PgliteAnswer, type PgliteOpening, type PgliteRequest } from "./pglite-messages.ts";
+
+// The embedded database on a thread of its own, so its WASM and the service's
+// JavaScript run on different cores. It answers requests one at a time, in
+// the order sent; the service holds the data directory's lock and lends the
+// connection to one holder at a time (pglite-dialect.ts).
+
+const port = parentPort;
+if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
+const { dataDir } = workerData as { dataDir: string };
+
+const opened = await PGlite.create(dataDir === ":memory:" ? undefined : dataDir).then(
+  (pglite) => pglite,
+  (error: unknown) => {
+    port.postMessage({ kind: "failed", error: errorToFields(error) } satisfies PgliteOpening);
+    port.close();
+    return undefined;
+  },
+);
+
+if (opened !== undefined) {
+  const pglite = opened;
+  let tail = Promise.resolve();
+  port.on("message", (request: PgliteRequest) => {
+    tail = tail.then(() => answer(pglite, request));
+  });
+  port.postMessage({ kind: "ready" } satisfies PgliteOpening);
+}
+
+async function answer(pglite: PGlite, request: PgliteRequest): Promise<void> {
+  try {
+    if (request.kind === "close") {
+      await pglite.close();
+      port?.postMessage({ id: request.id, ok: true, rows: [], affectedRows: undefined } satisfies PgliteAnswer);
+      port?.close();
+      return;
+    }
+    const result = await pglite.query(request.sql, request.params as unknown[]);
+    // A committed write is answered only now, after PGlite has written it.
+    port?.postMessage({
+      id: request.id,
+      ok: true,
+      rows: result.rows,
+      affectedRows: result.affectedRows,
+    } satisfies PgliteAnswer);
+  } catch (error) {
+    // Also a row that cannot be cloned (DataCloneError): answered, not lost.
+    port?.postMessage({ id: request.id, ok: false, error: errorToFields(error) } satisfies PgliteAnswer);
+  }
+}
