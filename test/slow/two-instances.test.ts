@@ -75,8 +75,10 @@ describe("two instances share one quota", () => {
       Array.from({ length: 20 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, startBody())),
     );
     expect(countStatuses(outcomes)).toEqual({ 200: 5, 402: 15 });
+    // What each success reports left is an upper bound when calls overlap (docs/limits.md).
     const left = outcomes.filter((o) => o.status === 200).map((o) => Number(o.headers["x-quota-remaining"]));
-    expect(left.sort()).toEqual([0, 1, 2, 3, 4]);
+    for (const count of left) expect(count).toBeGreaterThanOrEqual(0);
+    for (const count of left) expect(count).toBeLessThanOrEqual(4);
     expect(await quotaOf(instances[0].url, accountId)).toBe(0);
     await annotate(`5 credits, 20 concurrent over two instances: ${JSON.stringify(countStatuses(outcomes))}`);
   });
