@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { quotaPeriodOf } from "../../src/store/quota-slots.ts";
 import { quotaOf, revokeKey, setQuota } from "../helpers/admin-client.ts";
 import {
   type CallClient,
@@ -10,6 +13,7 @@ import {
   TRANSPORTS,
   uniqueCallId,
 } from "../helpers/call-client.ts";
+import { placeCredits } from "../helpers/quota-slots.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { type ServerProcess, startServerProcess } from "../helpers/server-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
@@ -81,6 +85,32 @@ describe("two instances share one quota", () => {
     for (const count of left) expect(count).toBeLessThanOrEqual(4);
     expect(await quotaOf(instances[0].url, accountId)).toBe(0);
     await annotate(`5 credits, 20 concurrent over two instances: ${JSON.stringify(countStatuses(outcomes))}`);
+  });
+});
+
+describe("two instances share one quota near zero", () => {
+  test("7 credits left in 2 of the 16 slots, 40 simultaneous starts over both instances: exactly 7 × 200 and 33 × 402", async ({
+    annotate,
+  }) => {
+    const { accountId, apiKey } = await createAccountWithKey(instances[0].url, { tier: "growth" });
+    const db = new Kysely<any>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database!.env.DATABASE_URL }) }),
+    });
+    try {
+      await placeCredits(db, accountId, quotaPeriodOf(new Date()), { 5: 4, 9: 3 });
+    } finally {
+      await db.destroy();
+    }
+    expect(await quotaOf(instances[1].url, accountId)).toBe(7);
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, startBody())),
+    );
+    expect(countStatuses(outcomes)).toEqual({ 200: 7, 402: 33 });
+    expect(await quotaOf(instances[0].url, accountId)).toBe(0);
+    // Nothing is refused while a credit is left: the last one, alone in another slot, is found.
+    await setQuota(instances[0].url, accountId, 1);
+    expect((await spread(1).client.start("rest", apiKey, startBody())).status).toBe(200);
+    await annotate(`7 credits in 2 slots, 40 starts over two instances: ${JSON.stringify(countStatuses(outcomes))}`);
   });
 });
 
