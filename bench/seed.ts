@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
-import { quotaPeriodOf } from "../src/store/account-repository.ts";
+import { QUOTA_SLOTS } from "../src/domain/quota-slots.ts";
 import { migrateToLatest } from "../src/store/migrate.ts";
+import { quotaPeriodOf, slotShare } from "../src/store/quota-slots.ts";
 import { type BenchDatabase, databaseVersion } from "./bench-database.ts";
 import { progress } from "./phase.ts";
 import {
@@ -19,7 +20,7 @@ import {
 // (generate_series), in batches, before any server runs on the database.
 
 const BATCH = 100_000;
-/** quota_remaining is an integer column: close to its maximum, never reached. */
+/** A slot's remaining is an integer column: the account's credits, split over its slots, never run out. */
 const HUGE_QUOTA = 2_000_000_000;
 /** The bench account's allowance in any month, for the DB ceiling's charge. */
 export const BENCH_ALLOWANCE = Object.freeze({
@@ -31,8 +32,13 @@ export const BENCH_ALLOWANCE = Object.freeze({
 
 export async function seedAccount(db: Kysely<any>, now: Date): Promise<void> {
   await sql`
-    insert into accounts (id, name, billing_account_id, tier, quota_remaining, quota_period, created_at)
-    values (${BENCH_ACCOUNT_ID}, 'Benchmark', 'ba_bench', 'scale', ${HUGE_QUOTA}, ${quotaPeriodOf(now)}, ${now})
+    insert into accounts (id, name, billing_account_id, tier, created_at)
+    values (${BENCH_ACCOUNT_ID}, 'Benchmark', 'ba_bench', 'scale', ${now})
+  `.execute(db);
+  await sql`
+    insert into quota_slots (account_id, slot, period, remaining)
+    select ${BENCH_ACCOUNT_ID}, s, ${quotaPeriodOf(now)}, ${slotShare(sql`${HUGE_QUOTA}::int`, sql`s`)}
+    from generate_series(0, ${sql.lit(QUOTA_SLOTS - 1)}) s
   `.execute(db);
 }
 

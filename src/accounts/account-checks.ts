@@ -3,7 +3,8 @@ import { MAX_QUOTA } from "../domain/account.ts";
 import { DomainError, type FieldIssue, validationError } from "../domain/domain-error.ts";
 import type { Mode } from "../domain/tenant.ts";
 import { isTier, TIERS, type Tier } from "../domain/tiers.ts";
-import type { AccountRow, ApiKeyRow } from "../store/schema.ts";
+import type { AccountWithCredits } from "../store/account-repository.ts";
+import type { ApiKeyRow } from "../store/schema.ts";
 
 // Checks and row mappers shared by the account use cases.
 
@@ -31,13 +32,13 @@ export function accountNotFound(id: string): DomainError {
   return new DomainError("not_found", `Account '${id}' not found`);
 }
 
-export function accountRowToAccount(row: AccountRow): Account {
+export function accountRowToAccount(row: AccountWithCredits): Account {
   return {
     accountId: row.id,
     billingAccountId: row.billing_account_id,
     name: row.name,
     tier: parseTier(row.tier),
-    quotaRemaining: row.quota_remaining,
+    quotaRemaining: row.credits,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { AppContext } from "../context.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { MonthlyAllowance } from "../store/account-repository.ts";
 import type { Db } from "../store/database.ts";
+import type { MonthlyAllowance } from "../store/quota-slots.ts";
 
 // What the account use cases need; the admin API, the dashboard and the first
 // start each pass the same thing.

@@ -3,7 +3,7 @@ import { randomBase62 } from "../domain/api-key.ts";
 import { type FieldIssue, validationError } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
 import { MAX_ACCOUNT_NAME_LENGTH } from "../domain/limits.ts";
-import { insertAccount, quotaPeriodOf } from "../store/account-repository.ts";
+import { insertAccount } from "../store/account-repository.ts";
 import { accountRowToAccount, checkQuota, parseTier } from "./account-checks.ts";
 import type { AccountDeps } from "./account-deps.ts";
 
@@ -25,14 +25,10 @@ export async function createAccount(deps: AccountDeps, input: CreateAccountInput
   if (issues.length > 0) throw validationError(issues);
   const tier = parseTier(input.tier ?? "free");
   const now = deps.clock.now();
-  const row = await insertAccount(deps.db, {
-    id: `acct_${randomBase62(16)}`,
-    billing_account_id: `ba_${randomBase62(16)}`,
-    name,
-    tier,
-    quota_remaining: input.quota ?? deps.monthlyQuota[tier],
-    quota_period: quotaPeriodOf(now),
-    created_at: now,
-  });
+  const row = await insertAccount(
+    deps.db,
+    { id: `acct_${randomBase62(16)}`, billing_account_id: `ba_${randomBase62(16)}`, name, tier, created_at: now },
+    input.quota ?? deps.monthlyQuota[tier],
+  );
   return accountRowToAccount(row);
 }

@@ -7,7 +7,7 @@ import { getAccount } from "./get-account.ts";
 
 /** A new key of the account; the secret is returned here once and stored only as a hash. */
 export async function createKey(
-  deps: Pick<AccountDeps, "db" | "clock">,
+  deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota">,
   input: {
     readonly accountId: string;
     /** Defaults to "test". */

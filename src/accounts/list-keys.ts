@@ -5,7 +5,10 @@ import type { AccountDeps } from "./account-deps.ts";
 import { getAccount } from "./get-account.ts";
 
 /** The account's keys, oldest first, revoked ones included; never a secret. */
-export async function listKeys(deps: Pick<AccountDeps, "db">, accountId: string): Promise<ApiKeySummary[]> {
+export async function listKeys(
+  deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota">,
+  accountId: string,
+): Promise<ApiKeySummary[]> {
   await getAccount(deps, accountId);
   return (await listApiKeys(deps.db, accountId)).map(apiKeyRowToSummary);
 }

@@ -1,6 +1,6 @@
 import type { Account } from "../domain/account.ts";
 import { type FieldIssue, validationError } from "../domain/domain-error.ts";
-import { quotaPeriodOf, updateAccount } from "../store/account-repository.ts";
+import { setAccountCredits } from "../store/account-repository.ts";
 import { accountNotFound, accountRowToAccount, checkQuota } from "./account-checks.ts";
 import type { AccountDeps } from "./account-deps.ts";
 
@@ -13,10 +13,7 @@ export async function setAccountQuota(
   if (input.quotaRemaining === undefined) issues.push({ path: ["quota_remaining"], message: "Required" });
   else checkQuota(issues, "quota_remaining", input.quotaRemaining);
   if (input.quotaRemaining === undefined || issues.length > 0) throw validationError(issues);
-  const row = await updateAccount(deps.db, input.accountId, {
-    quota_remaining: input.quotaRemaining,
-    quota_period: quotaPeriodOf(deps.clock.now()),
-  });
+  const row = await setAccountCredits(deps.db, input.accountId, input.quotaRemaining, deps.clock.now());
   if (row === undefined) throw accountNotFound(input.accountId);
   return accountRowToAccount(row);
 }

@@ -1,16 +1,18 @@
 import type { Account } from "../domain/account.ts";
-import { updateAccount } from "../store/account-repository.ts";
+import { findAccount, setAccountTier as storeTier } from "../store/account-repository.ts";
 import { accountNotFound, accountRowToAccount, parseTier } from "./account-checks.ts";
 import type { AccountDeps } from "./account-deps.ts";
 
 /** Moves the account to another tier; its limits apply at once on this instance. */
 export async function setAccountTier(
-  deps: Pick<AccountDeps, "db" | "keys">,
+  deps: Pick<AccountDeps, "db" | "keys" | "clock" | "monthlyQuota">,
   input: { readonly accountId: string; readonly tier: string },
 ): Promise<Account> {
   const tier = parseTier(input.tier);
-  const row = await updateAccount(deps.db, input.accountId, { tier });
-  if (row === undefined) throw accountNotFound(input.accountId);
+  const now = deps.clock.now();
+  const changed = await storeTier(deps.db, input.accountId, tier, now, deps.monthlyQuota);
+  const row = changed && (await findAccount(deps.db, input.accountId, now, deps.monthlyQuota));
+  if (!row) throw accountNotFound(input.accountId);
   // The tier travels with cached keys.
   deps.keys.forgetAll();
   return accountRowToAccount(row);

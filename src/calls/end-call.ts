@@ -65,7 +65,7 @@ async function endCallOnce(
   // A customer_ref that is not a UUID names no customer: nothing to close.
   if (customerRef === undefined || isCustomerRef(customerRef)) {
     const written = await withinDeadline(() =>
-      refusedWithoutCredit(charge, () =>
+      refusedWithoutCredit(deps.db, charge, now, () =>
         recordEnd(
           deps.db,
           tenant,
@@ -92,7 +92,7 @@ async function endCallOnce(
   }
 
   if (claim !== undefined) {
-    const stored = await refusedWithoutCredit(charge, () =>
+    const stored = await refusedWithoutCredit(deps.db, charge, now, () =>
       findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, charge, statement),
     );
     if (stored.kind === "mismatch") {

@@ -48,7 +48,7 @@ async function identifyCallOnce(
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
   const customerId = match?.customerId ?? call.customerId;
   const written = await withinDeadline(() =>
-    refusedWithoutCredit(charge, () =>
+    refusedWithoutCredit(db, charge, now, () =>
       recordIdentify(
         db,
         tenant,

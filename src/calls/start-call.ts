@@ -43,7 +43,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
   const written = await withinDeadline(() =>
-    refusedWithoutCredit(charge, () =>
+    refusedWithoutCredit(deps.db, charge, now, () =>
       recordStart(
         deps.db,
         tenant,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { accountDepsOf } from "../accounts/account-deps.ts";
 import { getAccount } from "../accounts/get-account.ts";
 import type { AppContext } from "../context.ts";
 import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
@@ -19,7 +20,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     reply.code(status).view("account.eta", {
       title: "Account",
       tab: "account",
-      account: await getAccount(app.database, user.account_id),
+      account: await getAccount(accountDepsOf(app), user.account_id),
       events: await listAccountAudit(app.database.db, user.account_id),
       errors: {},
       message: "",

@@ -34,7 +34,7 @@ const MAX_SECRET_LENGTH = 512;
 const SIGNING_PLATFORMS: readonly string[] = ["retell", "elevenlabs"];
 
 export async function createIntegration(
-  deps: Pick<AccountDeps, "db" | "clock">,
+  deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota">,
   input: CreateIntegrationInput,
 ): Promise<CreatedIntegration> {
   const issues: FieldIssue[] = [];

@@ -6,7 +6,7 @@ import { integrationRowToIntegration } from "./integration-rows.ts";
 
 /** An account's integrations with their webhook paths; secrets are never listed. */
 export async function listIntegrations(
-  deps: Pick<AccountDeps, "db" | "clock">,
+  deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota">,
   accountId: string,
 ): Promise<Integration[]> {
   await getAccount(deps, accountId);

@@ -1,25 +1,47 @@
 import { sql } from "kysely";
-import { TIERS, type Tier } from "../domain/tiers.ts";
+import { QUOTA_SLOTS } from "../domain/quota-slots.ts";
+import type { Tier } from "../domain/tiers.ts";
 import type { Db } from "./database.ts";
+import { accountAllowance, creditsOfAccount, type MonthlyAllowance, quotaPeriodOf, slotShare } from "./quota-slots.ts";
 import type { AccountRow, NewAccountRow } from "./schema.ts";
 
-// Accounts and their monthly quota. The quota is one counter per account,
-// changed only by single UPDATE statements, so PostgreSQL orders every
-// concurrent use of it, across instances.
+// Accounts and their monthly credits, which live in the account's quota
+// slots (src/store/quota-slots.ts). Each write here is one statement, so an
+// account never exists without its slots and a change of credits is never
+// seen half done.
 
-export type MonthlyAllowance = Readonly<Record<Tier, number>>;
+/** An account with its credits this period. */
+export type AccountWithCredits = AccountRow & { readonly credits: number };
 
-/** "2026-11": the quota period a moment belongs to (UTC months). */
-export function quotaPeriodOf(now: Date): string {
-  return now.toISOString().slice(0, 7);
+/** The account and its slots, sharing `credits` for the period of `now`, in one statement. */
+export async function insertAccount(db: Db, row: NewAccountRow, credits: number): Promise<AccountWithCredits> {
+  const { rows } = await sql<AccountRow>`
+    with account as (
+      insert into accounts (id, name, billing_account_id, tier, created_at)
+      values (${row.id}, ${row.name}, ${row.billing_account_id}, ${row.tier}, ${row.created_at})
+      returning *
+    ),
+    slots as (
+      insert into quota_slots (account_id, slot, period, remaining)
+      select account.id, s, ${quotaPeriodOf(row.created_at)}, ${slotShare(sql`${credits}::int`, sql`s`)}
+      from account, generate_series(0, ${sql.lit(QUOTA_SLOTS - 1)}) s
+    )
+    select * from account
+  `.execute(db);
+  return { ...rows[0]!, credits };
 }
 
-export async function insertAccount(db: Db, row: NewAccountRow): Promise<AccountRow> {
-  return db.insertInto("accounts").values(row).returningAll().executeTakeFirstOrThrow();
-}
-
-export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
-  return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+export async function findAccount(
+  db: Db,
+  id: string,
+  now: Date,
+  allowance: MonthlyAllowance,
+): Promise<AccountWithCredits | undefined> {
+  const { rows } = await sql<AccountWithCredits>`
+    select accounts.*, ${creditsOfAccount(id, quotaPeriodOf(now), allowance)} as credits
+    from accounts where id = ${id}
+  `.execute(db);
+  return rows[0];
 }
 
 export async function countAccounts(db: Db): Promise<number> {
@@ -30,32 +52,51 @@ export async function countAccounts(db: Db): Promise<number> {
   return Number(row.n);
 }
 
-export async function updateAccount(
+/**
+ * Shares `credits` over the account's slots for the period of `now`. Every
+ * slot's row lock is taken, so a charge in flight either commits before (and
+ * is overwritten) or waits and takes its credit from the new count.
+ */
+export async function setAccountCredits(
   db: Db,
   id: string,
-  changes: { tier?: Tier; quota_remaining?: number; quota_period?: string },
-): Promise<AccountRow | undefined> {
-  return db.updateTable("accounts").set(changes).where("id", "=", id).returningAll().executeTakeFirst();
+  credits: number,
+  now: Date,
+): Promise<AccountWithCredits | undefined> {
+  const { rows } = await sql<AccountRow>`
+    with slots as (
+      update quota_slots set remaining = ${slotShare(sql`${credits}::int`, sql`slot`)}, period = ${quotaPeriodOf(now)}
+      where account_id = ${id}
+      returning 1
+    )
+    select accounts.* from accounts where id = ${id}
+  `.execute(db);
+  return rows[0] === undefined ? undefined : { ...rows[0], credits };
 }
 
 /**
- * The credits an account has this period: a stored count from an earlier
- * month means a full allowance. The tiers and their allowances are
- * parameters, from the one list in src/domain/tiers.ts.
+ * Moves the account to `tier`, whose allowance applies from the next period
+ * on: slots not yet renewed this period are renewed first at the old tier's
+ * allowance (both writes read the account as it was), so this period's
+ * credits still add up to one allowance.
  */
-export function creditsThisPeriod(period: string, allowance: MonthlyAllowance) {
-  const allowances = sql.join(
-    TIERS.map((tier) => sql`when ${tier} then ${allowance[tier]}::int`),
-    sql` `,
-  );
-  return sql<number>`(case when quota_period = ${period} then quota_remaining else (case tier ${allowances} end) end)`;
-}
-
-export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {
-  const row = await db
-    .selectFrom("accounts")
-    .select(creditsThisPeriod(quotaPeriodOf(now), allowance).as("credits"))
-    .where("id", "=", accountId)
-    .executeTakeFirst();
-  return row?.credits ?? 0;
+export async function setAccountTier(
+  db: Db,
+  id: string,
+  tier: Tier,
+  now: Date,
+  allowance: MonthlyAllowance,
+): Promise<AccountRow | undefined> {
+  const period = quotaPeriodOf(now);
+  const { rows } = await sql<AccountRow>`
+    with renewed as (
+      update quota_slots q set remaining = ${slotShare(sql`a.allowance`, sql`q.slot`)}, period = ${period}
+      from ${accountAllowance(id, allowance)} a
+      where q.account_id = ${id} and q.period < ${period}
+      returning 1
+    )
+    update accounts set tier = ${tier} where id = ${id}
+    returning *
+  `.execute(db);
+  return rows[0];
 }

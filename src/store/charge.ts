@@ -1,7 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import { DomainError } from "../domain/domain-error.ts";
-import { creditsThisPeriod, type MonthlyAllowance, quotaPeriodOf } from "./account-repository.ts";
+import { firstSlotToTry } from "../domain/quota-slots.ts";
 import type { Db } from "./database.ts";
+import { accountAllowance, creditsLeft, type MonthlyAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
 import { isRefusal, refuse } from "./refusal.ts";
 
 /**
@@ -13,21 +14,25 @@ import { isRefusal, refuse } from "./refusal.ts";
 export interface Charge {
   readonly accountId: string;
   readonly allowance: MonthlyAllowance;
-  /** The operation committed and took a credit; this many are left. */
+  /** The operation committed and took a credit; about this many are left (exact when nothing runs alongside). */
   charged(creditsLeft: number): void;
   /** There was no credit left: the operation wrote nothing. */
   refused(): void;
 }
 
-/** The SQLSTATE a statement raises to undo itself when no credit is left. */
+/** The SQLSTATE a statement raises to undo itself when the account has no credit left. */
 const NO_CREDIT = "CC402";
+/** The SQLSTATE of a statement undone because the slot it chose was emptied meanwhile: run it again. */
+const SLOT_EMPTIED = "CC40S";
 
 /**
- * The body of the CTE `charged`: takes one credit (renewing the quota first
- * when a new month has begun) when `when` holds, returning the credits left,
- * after the CTEs named in `afterWrites` (each with a RETURNING clause).
- * A concurrent charge of the same account waits for the row and re-checks
- * the credit, so PostgreSQL orders every use of the quota, across instances.
+ * The body of the CTE `charged`: takes one credit from one of the account's
+ * slots (renewing it first when a new month has begun) when `when` holds,
+ * returning about the credits left, after the CTEs named in `afterWrites`
+ * (each with a RETURNING clause). The slot is the first with credit in the
+ * statement's snapshot from a random start, so concurrent calls spread over
+ * the slots; near zero they all meet on the last ones. A concurrent charge of
+ * the same slot waits for its row and re-checks the credit there.
  */
 export function chargeCte(
   charge: Charge | undefined,
@@ -35,22 +40,39 @@ export function chargeCte(
   when: RawBuilder<unknown>,
   afterWrites: readonly string[],
 ): RawBuilder<unknown> {
-  if (charge === undefined) return sql`select null::integer as quota_remaining where false`;
+  if (charge === undefined) return sql`select null::integer as credits_left where false`;
+  const { accountId } = charge;
   const period = quotaPeriodOf(now);
-  const credits = creditsThisPeriod(period, charge.allowance);
+  const allowance = accountAllowance(accountId, charge.allowance);
+  const others = sql`(select coalesce(sum(${slotCredits("o", period, sql`a.allowance`)}), 0)::int
+    from quota_slots o where o.account_id = ${accountId} and o.slot <> q.slot)`;
   return sql`
-    update accounts set quota_remaining = ${credits} - 1, quota_period = ${period}
-    where id = ${charge.accountId} and ${credits} > 0 and ${when} and ${writesDone(afterWrites)}
-    returning quota_remaining
+    update quota_slots q set remaining = ${slotCredits("q", period, sql`a.allowance`)} - 1,
+      period = greatest(q.period, ${period})
+    from ${allowance} a
+    where q.account_id = ${accountId} and q.slot = (
+        select s.slot from quota_slots s, ${allowance} sa
+        where s.account_id = ${accountId} and ${slotCredits("s", period, sql`sa.allowance`)} > 0
+        order by s.slot >= ${firstSlotToTry()} desc, s.slot
+        limit 1
+      )
+      and ${slotCredits("q", period, sql`a.allowance`)} > 0 and ${when} and ${writesDone(afterWrites)}
+    returning q.remaining + ${others} as credits_left
   `;
+}
+
+/** Whether the account had a credit in any slot in the statement's snapshot. */
+function hadCredit(charge: Charge, now: Date): RawBuilder<boolean> {
+  const period = quotaPeriodOf(now);
+  return sql<boolean>`exists (select 1 from quota_slots s, ${accountAllowance(charge.accountId, charge.allowance)} a
+    where s.account_id = ${charge.accountId} and ${slotCredits("s", period, sql`a.allowance`)} > 0)`;
 }
 
 /**
  * Always true, but PostgreSQL can evaluate it only once the named
  * data-modifying CTEs have run (a CTE runs when its rows are first read, and
- * otherwise after the statement's query). Every call of an account waits for
- * the account's row, so it is locked after the call's other writes and held
- * only for the commit.
+ * otherwise after the statement's query). The slot is locked after the
+ * call's other writes and held only for the commit.
  */
 function writesDone(names: readonly string[]): RawBuilder<boolean> {
   if (names.length === 0) return sql`true`;
@@ -58,13 +80,21 @@ function writesDone(names: readonly string[]): RawBuilder<boolean> {
 }
 
 /**
- * A column with the credits left after the charge. When `when` held but no
- * credit was taken, it raises instead, and the whole statement is undone.
+ * A column with about the credits left after the charge. When `when` held
+ * but no credit was taken, it raises instead, and the whole statement is
+ * undone: NO_CREDIT when no slot had any (the account is at zero, since
+ * credits only go down within a period), SLOT_EMPTIED when the chosen slot
+ * was emptied by a concurrent charge.
  */
-export function creditsLeftColumn(charge: Charge | undefined, when: RawBuilder<unknown>): RawBuilder<number | null> {
+export function creditsLeftColumn(
+  charge: Charge | undefined,
+  now: Date,
+  when: RawBuilder<unknown>,
+): RawBuilder<number | null> {
   if (charge === undefined) return sql`null::integer`;
-  return sql`case when ${when} then
-    coalesce((select quota_remaining from charged), ${refuse(NO_CREDIT, "no credit left")}) end`;
+  return sql`case when ${when} then coalesce((select credits_left from charged),
+    case when ${hadCredit(charge, now)} then ${refuse(SLOT_EMPTIED, "credit slot emptied meanwhile")}
+    else ${refuse(NO_CREDIT, "no credit left")} end) end`;
 }
 
 /** Tells the charge what its statement did. */
@@ -73,31 +103,53 @@ export function settleCharge(charge: Charge | undefined, creditsLeft: number | n
 }
 
 /**
- * Runs an operation's statements; a statement undone for want of credit
+ * Runs an operation's statement; one undone because its slot was emptied
+ * meanwhile runs again while the account has a credit left (each time,
+ * another charge took one, so this ends), and one undone for want of credit
  * becomes the domain's refusal, after telling the charge.
  */
-export async function refusedWithoutCredit<T>(charge: Charge | undefined, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!isRefusal(error, NO_CREDIT)) throw error;
-    charge?.refused();
-    throw new DomainError("resource_exhausted", "Monthly quota exhausted");
+export async function refusedWithoutCredit<T>(
+  db: Db,
+  charge: Charge | undefined,
+  now: Date,
+  work: () => Promise<T>,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (charge !== undefined && isRefusal(error, SLOT_EMPTIED)) {
+        // A look at the slots costs less than the operation's statement, and near zero it usually finds none.
+        if ((await creditsLeft(db, charge.accountId, now, charge.allowance)) > 0) continue;
+        throw refusal(charge);
+      }
+      if (!isRefusal(error, NO_CREDIT)) throw error;
+      throw refusal(charge);
+    }
   }
+}
+
+function refusal(charge: Charge | undefined): DomainError {
+  charge?.refused();
+  return new DomainError("resource_exhausted", "Monthly quota exhausted");
 }
 
 /**
  * Bills an operation whose writes need no statement of their own to commit
  * with (a read), or that runs in a transaction (`db` is then the
- * transaction): one credit, or the domain's refusal when none is left.
+ * transaction): one credit, or the domain's refusal when none is left. It
+ * raises nothing in the database, so a transaction survives a slot emptied
+ * meanwhile and tries again with a fresh snapshot.
  */
 export async function takeCredit(db: Db, charge: Charge | undefined, now: Date): Promise<void> {
   if (charge === undefined) return;
-  await refusedWithoutCredit(charge, async () => {
-    const { rows } = await sql<{ credits_left: number | null }>`
+  for (;;) {
+    const { rows } = await sql<{ credits_left: number | null; had_credit: boolean }>`
       with charged as (${chargeCte(charge, now, sql`true`, [])})
-      select ${creditsLeftColumn(charge, sql`true`)} as credits_left
+      select (select credits_left from charged) as credits_left, ${hadCredit(charge, now)} as had_credit
     `.execute(db);
-    settleCharge(charge, rows[0].credits_left);
-  });
+    const { credits_left, had_credit } = rows[0]!;
+    if (credits_left !== null) return settleCharge(charge, credits_left);
+    if (!had_credit) throw refusal(charge);
+  }
 }

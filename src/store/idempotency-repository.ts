@@ -30,7 +30,7 @@ export async function findStoredEnd(
       where account_id = ${tenant.accountId} and mode = ${tenant.mode} and key = ${key} and expires_at > ${now}
     ),
     charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, [])})
-    select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, sameRequest)} as credits_left
+    select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, now, sameRequest)} as credits_left
     from stored
   `.execute(db, options);
   const row = rows[0];

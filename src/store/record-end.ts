@@ -117,7 +117,7 @@ export async function recordEnd(
       charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
-        ${creditsLeftColumn(charge, sql`true`)} as credits_left,
+        ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
         ${deadlineColumn(record.deadline)} as deadline_check
       from closed
     `.execute(db, options);

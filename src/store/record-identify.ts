@@ -85,7 +85,7 @@ export async function recordIdentify(
       ${moved} as moved,
       (select call_start from call) as call_start,
       ${contextColumns(customer, now, record.readContext)},
-      ${creditsLeftColumn(charge, moved)} as credits_left,
+      ${creditsLeftColumn(charge, now, moved)} as credits_left,
       ${deadlineColumn(record.deadline)} as deadline_check
   `.execute(db, options);
   const row = rows[0];

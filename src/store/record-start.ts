@@ -78,7 +78,7 @@ export async function recordStart(
     select
       ${started} as started,
       ${contextColumns(customerId, now, record.readContext)},
-      ${creditsLeftColumn(record.charge, started)} as credits_left,
+      ${creditsLeftColumn(record.charge, now, started)} as credits_left,
       ${deadlineColumn(record.deadline)} as deadline_check
   `.execute(db, options);
   const row = rows[0];

@@ -6,7 +6,7 @@ import { DomainError } from "../domain/domain-error.ts";
 // the statement raises an error of its own SQLSTATE through refuse_statement()
 // (migration 0002), and the store recognises it by that code.
 
-export type RefusalCode = "CC402" | "CC408" | "CC409";
+export type RefusalCode = "CC402" | "CC40S" | "CC408" | "CC409";
 
 const PAST_DEADLINE = "CC408";
 

@@ -12,10 +12,16 @@ export interface AccountTable {
   name: string;
   billing_account_id: string;
   tier: string;
-  quota_remaining: number;
-  /** The month ("2026-11") that quota_remaining belongs to; a new month renews it. */
-  quota_period: string;
   created_at: Timestamp;
+}
+
+/** One of an account's QUOTA_SLOTS shares of its monthly credits (src/domain/quota-slots.ts). */
+export interface QuotaSlotTable {
+  account_id: string;
+  slot: number;
+  /** The month ("2026-11") that remaining belongs to; a slot of an earlier month holds its share of the allowance. */
+  period: string;
+  remaining: number;
 }
 
 export interface ApiKeyTable {
@@ -190,6 +196,7 @@ export interface Schema {
   audit_events: AuditEventTable;
   usage_days: UsageDayTable;
   accounts: AccountTable;
+  quota_slots: QuotaSlotTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;
   customers: CustomerTable;

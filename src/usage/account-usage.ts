@@ -1,7 +1,7 @@
+import { accountDepsOf } from "../accounts/account-deps.ts";
 import { getAccount } from "../accounts/get-account.ts";
 import type { AppContext } from "../context.ts";
 import { BASE_LIMIT_PER_MINUTE, type Tier } from "../domain/tiers.ts";
-import { creditsLeft } from "../store/account-repository.ts";
 import { listUsageDays } from "../store/usage-repository.ts";
 import type { UsageMeter } from "./usage-meter.ts";
 
@@ -32,7 +32,7 @@ export async function accountUsage(app: AppContext, meter: UsageMeter, accountId
   await meter.flush();
   const { db } = app.database;
   const now = app.clock.now();
-  const tier: Tier = (await getAccount({ db }, accountId)).tier;
+  const { tier, quotaRemaining } = await getAccount(accountDepsOf(app), accountId);
   const days = lastDays(now, USAGE_DAYS);
   const rows = await listUsageDays(db, accountId, days[0]!);
   const byDay = new Map(days.map((day) => [day, { day, test: 0, prod: 0, refusedQuota: 0, refusedRate: 0 }]));
@@ -47,7 +47,7 @@ export async function accountUsage(app: AppContext, meter: UsageMeter, accountId
     tier,
     ratePerMinute: BASE_LIMIT_PER_MINUTE[tier],
     monthlyAllowance: app.config.monthlyQuota[tier],
-    creditsLeft: await creditsLeft(db, accountId, now, app.config.monthlyQuota),
+    creditsLeft: quotaRemaining,
     renewsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
     days: [...byDay.values()],
   };

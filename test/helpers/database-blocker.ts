@@ -4,8 +4,8 @@ import pg from "pg";
 import type { TestServer } from "./test-server.ts";
 
 // Makes the database slow on purpose for `holdMs`, the way a real one gets
-// slow: on PostgreSQL another session holds the account's row lock, which a
-// call's billing statement must wait for; on the embedded database, whose one
+// slow: on PostgreSQL another session holds the row locks of the account's
+// credit slots, which a call's billing statement must wait for; on the embedded database, whose one
 // connection serves one transaction at a time, a long transaction holds it
 // (idle in JavaScript: a long query would stop the event loop itself, since
 // the embedded engine runs on the main thread).
@@ -21,7 +21,7 @@ export async function blockDatabase(server: TestServer, accountId: string, holdM
     const client = new pg.Client({ connectionString: config.database.url });
     await client.connect();
     await client.query("begin");
-    await client.query("select 1 from accounts where id = $1 for update", [accountId]);
+    await client.query("select 1 from quota_slots where account_id = $1 for update", [accountId]);
     const lifted = sleep(holdMs).then(async () => {
       await client.query("rollback");
       await client.end();

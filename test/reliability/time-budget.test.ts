@@ -98,7 +98,7 @@ describe("a start whose statement gets past its lock wait after the deadline", (
       const blocker = new pg.Client({ connectionString: database.url });
       await blocker.connect();
       await blocker.query("begin");
-      await blocker.query("select 1 from accounts where id = $1 for update", [accountId]);
+      await blocker.query("select 1 from quota_slots where account_id = $1 for update", [accountId]);
       const answer = calls.start("rest", apiKey, startBody(callId));
       // The request arrived before its statement waits, so its deadline is at most a budget after that.
       const waiting = await lockWaitSeen(database.url);

@@ -123,12 +123,12 @@ describe("SIGTERM with requests in flight, on PostgreSQL", () => {
     const toEnd = await startedCallers(calls, apiKey, ENDS_IN_FLIGHT, "ending");
     const toStart = Array.from({ length: STARTS_IN_FLIGHT }, () => newCaller(apiKey, "starting"));
 
-    // Every start and end takes a credit with an UPDATE of the account's row: holding that row's
-    // lock from another session keeps them waiting in the middle of their transaction.
+    // Every start and end takes a credit with an UPDATE of one of the account's credit slots: holding
+    // every slot's row lock from another session keeps them waiting in the middle of their transaction.
     lock = new pg.Client({ connectionString: database.env.DATABASE_URL });
     await lock.connect();
     await lock.query("begin");
-    await lock.query("select 1 from accounts where id = $1 for update", [accountId]);
+    await lock.query("select 1 from quota_slots where account_id = $1 for update", [accountId]);
     const inFlight = [
       ...toStart.map((caller, i) => tracked(calls.start(viaOf(i), apiKey, startBodyOf(caller)))),
       ...toEnd.map(({ caller, customerRef }, i) =>

@@ -1,5 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { quotaPeriodOf } from "../../src/store/quota-slots.ts";
 import { quotaOf, revokeKey, setQuota } from "../helpers/admin-client.ts";
 import {
   type CallClient,
@@ -10,6 +13,7 @@ import {
   TRANSPORTS,
   uniqueCallId,
 } from "../helpers/call-client.ts";
+import { placeCredits } from "../helpers/quota-slots.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { type ServerProcess, startServerProcess } from "../helpers/server-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
@@ -30,7 +34,14 @@ beforeAll(async () => {
     );
   }
   database = await createTestDatabase();
-  const env = { ...database.env, REDIS_URL: process.env.REDIS_URL! };
+  // As in test/helpers/test-server.ts: bursts at a busy machine are sent on purpose here, and what is proved is
+  // which answers they get once they run, not how fast (admission control and budgets have suites of their own).
+  const env = {
+    ...database.env,
+    REDIS_URL: process.env.REDIS_URL!,
+    ADMISSION_MAX_EVENT_LOOP_DELAY_MS: "0",
+    START_BUDGET_MS: "30000",
+  };
   // Started together, as a rolling deploy would: both run the migrations.
   instances.push(...(await Promise.all([startServerProcess(env), startServerProcess(env)])));
   clients.push(...instances.map((instance) => createCallClient(instance.url)));
@@ -75,10 +86,38 @@ describe("two instances share one quota", () => {
       Array.from({ length: 20 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, startBody())),
     );
     expect(countStatuses(outcomes)).toEqual({ 200: 5, 402: 15 });
+    // What each success reports left is an upper bound when calls overlap (docs/limits.md).
     const left = outcomes.filter((o) => o.status === 200).map((o) => Number(o.headers["x-quota-remaining"]));
-    expect(left.sort()).toEqual([0, 1, 2, 3, 4]);
+    for (const count of left) expect(count).toBeGreaterThanOrEqual(0);
+    for (const count of left) expect(count).toBeLessThanOrEqual(4);
     expect(await quotaOf(instances[0].url, accountId)).toBe(0);
     await annotate(`5 credits, 20 concurrent over two instances: ${JSON.stringify(countStatuses(outcomes))}`);
+  });
+});
+
+describe("two instances share one quota near zero", () => {
+  test("7 credits left in 2 of the 16 slots, 40 simultaneous starts over both instances: exactly 7 × 200 and 33 × 402", async ({
+    annotate,
+  }) => {
+    const { accountId, apiKey } = await createAccountWithKey(instances[0].url, { tier: "growth" });
+    const db = new Kysely<any>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database!.env.DATABASE_URL }) }),
+    });
+    try {
+      await placeCredits(db, accountId, quotaPeriodOf(new Date()), { 5: 4, 9: 3 });
+    } finally {
+      await db.destroy();
+    }
+    expect(await quotaOf(instances[1].url, accountId)).toBe(7);
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, startBody())),
+    );
+    expect(countStatuses(outcomes)).toEqual({ 200: 7, 402: 33 });
+    expect(await quotaOf(instances[0].url, accountId)).toBe(0);
+    // Nothing is refused while a credit is left: the last one, alone in another slot, is found.
+    await setQuota(instances[0].url, accountId, 1);
+    expect((await spread(1).client.start("rest", apiKey, startBody())).status).toBe(200);
+    await annotate(`7 credits in 2 slots, 40 starts over two instances: ${JSON.stringify(countStatuses(outcomes))}`);
   });
 });
 

@@ -26,8 +26,6 @@ test("an account row with an unknown tier is refused by the database", async () 
     billing_account_id: "ba_tiertest",
     name: "x",
     tier: "platinum",
-    quota_remaining: 1,
-    quota_period: "2026-11",
     created_at: new Date(),
   };
   await expect(db.insertInto("accounts").values(row).execute()).rejects.toThrow(/foreign key/);

@@ -1,0 +1,58 @@
+import { type RawBuilder, sql } from "kysely";
+import { QUOTA_SLOTS } from "../domain/quota-slots.ts";
+import { TIERS, type Tier } from "../domain/tiers.ts";
+import type { Db } from "./database.ts";
+
+// The SQL of an account's credit slots (migration 0007). A slot whose period
+// is older than the current one holds its share of the allowance: renewal is
+// lazy, per slot, and the shares add up to the allowance exactly.
+
+export type MonthlyAllowance = Readonly<Record<Tier, number>>;
+
+const SLOTS = sql.lit(QUOTA_SLOTS);
+
+/** "2026-11": the quota period a moment belongs to (UTC months). */
+export function quotaPeriodOf(now: Date): string {
+  return now.toISOString().slice(0, 7);
+}
+
+/** Slot `slot`'s share of `credits`: shares differ by at most one and add up to `credits`. */
+export function slotShare(credits: RawBuilder<unknown>, slot: RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`(${credits} / ${SLOTS} + (${slot} < ${credits} % ${SLOTS})::int)`;
+}
+
+/**
+ * A one-row table `allowance` with the account's monthly allowance by its
+ * tier; the tiers and their allowances are parameters, from the one list in
+ * src/domain/tiers.ts.
+ */
+export function accountAllowance(accountId: string, allowance: MonthlyAllowance): RawBuilder<unknown> {
+  const byTier = sql.join(
+    TIERS.map((tier) => sql`when ${tier} then ${allowance[tier]}::int`),
+    sql` `,
+  );
+  return sql`(select case tier ${byTier} end as allowance from accounts where id = ${accountId})`;
+}
+
+/**
+ * The credits of slot row `slot` in `period`, given the allowance: a slot
+ * stored for a later period (another instance's clock is ahead) keeps its count.
+ */
+export function slotCredits(slot: string, period: string, allowance: RawBuilder<unknown>): RawBuilder<number> {
+  const row = sql.ref(slot);
+  return sql<number>`(case when ${row}.period >= ${period} then ${row}.remaining
+    else ${slotShare(allowance, sql`${row}.slot`)} end)`;
+}
+
+/** The account's credits this period: the sum of its slots. */
+export function creditsOfAccount(accountId: string, period: string, allowance: MonthlyAllowance): RawBuilder<number> {
+  return sql<number>`(select coalesce(sum(${slotCredits("s", period, sql`a.allowance`)}), 0)::int
+    from quota_slots s, ${accountAllowance(accountId, allowance)} a where s.account_id = ${accountId})`;
+}
+
+export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {
+  const { rows } = await sql<{ credits: number }>`
+    select ${creditsOfAccount(accountId, quotaPeriodOf(now), allowance)} as credits
+  `.execute(db);
+  return rows[0]?.credits ?? 0;
+}
