@@ -32,6 +32,7 @@ Needs DATABASE_URL (a PostgreSQL server, superuser): a fresh database is created
 
 interface Snapshot {
   readonly lsn: string;
+  readonly checkpoints: number;
   readonly xacts: number;
   readonly tables: Map<string, TableCounts>;
 }
@@ -41,6 +42,7 @@ interface TableCounts {
   readonly updated: number;
   readonly hot: number;
   readonly deleted: number;
+  /** B-tree indexes: each takes an entry for every row version that is not a HOT update. */
   readonly indexes: number;
 }
 
@@ -50,6 +52,10 @@ interface WalFigures {
   readonly fpiBytes: number;
   readonly fpis: number;
   readonly blocks: number;
+  /** Bytes without full-page images by the relation of a record's first block ("-": commits). */
+  readonly byRelation: Map<string, number>;
+  /** Bytes without full-page images by resource manager and record type. */
+  readonly byKind: Map<string, number>;
 }
 
 export interface CallCost {
@@ -57,6 +63,8 @@ export interface CallCost {
   readonly statements: number | undefined;
   readonly transactions: number;
   readonly wal: WalFigures;
+  /** Checkpoints on the server during the run (anyone's): each makes the next change of every page write it whole. */
+  readonly checkpoints: number;
   readonly tables: Map<string, TableCounts>;
 }
 
@@ -65,13 +73,16 @@ async function snapshot(client: pg.Client): Promise<Snapshot> {
   // Each backend flushes its statistics when it exits; give the last one a moment.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   await client.query("select pg_stat_clear_snapshot()");
-  const { rows: lsn } = await client.query("select pg_current_wal_insert_lsn()::text as lsn");
+  const { rows: lsn } = await client.query(
+    "select pg_current_wal_insert_lsn()::text as lsn, checkpoints_timed + checkpoints_req as checkpoints from pg_stat_bgwriter",
+  );
   const { rows: db } = await client.query(
     "select xact_commit + xact_rollback as xacts from pg_stat_database where datname = current_database()",
   );
   const { rows } = await client.query(`
     select t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del,
-      (select count(*) from pg_index i where i.indrelid = t.relid) as indexes
+      (select count(*) from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am a on a.oid = c.relam
+        where i.indrelid = t.relid and a.amname = 'btree') as indexes
     from pg_stat_user_tables t`);
   const tables = new Map<string, TableCounts>();
   for (const row of rows) {
@@ -83,7 +94,7 @@ async function snapshot(client: pg.Client): Promise<Snapshot> {
       indexes: Number(row.indexes),
     });
   }
-  return { lsn: lsn[0].lsn, xacts: Number(db[0].xacts), tables };
+  return { lsn: lsn[0].lsn, checkpoints: Number(lsn[0].checkpoints), xacts: Number(db[0].xacts), tables };
 }
 
 /** The WAL between two positions that belongs to this database: its blocks, and the commits of its transactions. */
@@ -91,7 +102,8 @@ async function walOfDatabase(client: pg.Client, from: string, to: string): Promi
   // Every commit of ours was flushed before it was acknowledged: the range ends at the flushed WAL at most.
   const { rows } = await client.query(
     `with records as (
-       select xid, record_length, fpi_length, block_ref
+       select xid, resource_manager || '/' || split_part(record_type, ' ', 1) as kind, record_length, fpi_length,
+         coalesce(block_ref, '') as block_ref
        from pg_get_wal_records_info($1::pg_lsn, least($2::pg_lsn, pg_current_wal_flush_lsn()))
      ),
      ours as (
@@ -99,25 +111,32 @@ async function walOfDatabase(client: pg.Client, from: string, to: string): Promi
        where block_ref like '%rel ' || (select dattablespace from pg_database where datname = current_database())
          || '/' || (select oid from pg_database where datname = current_database()) || '/%'
      ),
-     commits as (
-       select * from records
-       where coalesce(block_ref, '') = '' and xid <> '0' and xid in (select xid from ours)
-     ),
-     counted as (select * from ours union all select * from commits)
-     select count(*)::int as records, coalesce(sum(record_length), 0)::bigint as bytes,
-       coalesce(sum(fpi_length), 0)::bigint as fpi_bytes, count(*) filter (where fpi_length > 0)::int as fpis,
-       coalesce(sum((select count(*) from regexp_matches(coalesce(block_ref, ''), 'blkref #', 'g'))), 0)::int as blocks
-     from counted`,
+     counted as (
+       select * from ours
+       union all
+       select * from records where block_ref = '' and xid <> '0' and xid in (select xid from ours)
+     )
+     select coalesce(pg_filenode_relation(0, substring(block_ref from 'rel \\d+/\\d+/(\\d+)')::oid)::text, '-') as relation,
+       kind, count(*)::int as records, sum(record_length)::bigint as bytes, sum(fpi_length)::bigint as fpi_bytes,
+       count(*) filter (where fpi_length > 0)::int as fpis,
+       sum((select count(*) from regexp_matches(block_ref, 'blkref #', 'g')))::int as blocks
+     from counted group by 1, 2`,
     [from, to],
   );
-  const row = rows[0];
-  return {
-    records: row.records,
-    bytes: Number(row.bytes),
-    fpiBytes: Number(row.fpi_bytes),
-    fpis: row.fpis,
-    blocks: row.blocks,
-  };
+  const total = { records: 0, bytes: 0, fpiBytes: 0, fpis: 0, blocks: 0 };
+  const byRelation = new Map<string, number>();
+  const byKind = new Map<string, number>();
+  for (const row of rows) {
+    total.records += row.records;
+    total.bytes += Number(row.bytes);
+    total.fpiBytes += Number(row.fpi_bytes);
+    total.fpis += row.fpis;
+    total.blocks += row.blocks;
+    const withoutImages = Number(row.bytes) - Number(row.fpi_bytes);
+    byRelation.set(row.relation, (byRelation.get(row.relation) ?? 0) + withoutImages);
+    byKind.set(row.kind, (byKind.get(row.kind) ?? 0) + withoutImages);
+  }
+  return { ...total, byRelation, byKind };
 }
 
 function tableDelta(before: Map<string, TableCounts>, after: Map<string, TableCounts>): Map<string, TableCounts> {
@@ -171,32 +190,32 @@ async function measure(
     // The snapshots' own statements run on this database too.
     transactions: after.xacts - before.xacts - ownXacts,
     wal: await walOfDatabase(admin, before.lsn, after.lsn),
+    checkpoints: after.checkpoints - before.checkpoints,
     tables: tableDelta(before.tables, after.tables),
   };
 }
 
 /** Through the store functions, as the DB ceiling calls them; statements counted by Kysely's log hook. */
 async function storeCost(database: BenchDatabase, admin: pg.Client, workload: Workload, options: Options) {
+  // Some calls first, on connections that then close: a backend flushes its statistics when it exits.
+  const warm = await database.open();
+  await runCalls(createStoreDriver(warm), workload, options.concurrency * 20, options.concurrency);
+  await warm.close();
   let statements = 0;
   const opened = await createDatabase(envToConfig({ ...database.env, LOG_LEVEL: "silent" }), {
     onQuery: () => void statements++,
   });
-  const driver = createStoreDriver(opened);
-  // Warm: every connection has prepared its statements.
-  await runCalls(driver, workload, options.concurrency * 20, options.concurrency);
   let closed = false;
   try {
     return await measure(
       admin,
       options.calls,
       async () => {
-        statements = 0;
-        const failed = await runCalls(driver, workload, options.calls, options.concurrency);
+        const failed = await runCalls(createStoreDriver(opened), workload, options.calls, options.concurrency);
         if (failed > 0) progress(`${failed} store calls failed`);
-        const counted = statements;
         await opened.close();
         closed = true;
-        return { statements: counted };
+        return { statements };
       },
       SNAPSHOT_XACTS,
     );
@@ -286,12 +305,14 @@ export function formatCost(title: string, cost: CallCost): string {
     `${title}: ${cost.calls} calls`,
     `  statements (round trips) per call   ${cost.statements === undefined ? "n/a" : per(cost.statements)}`,
     `  transactions per call               ${per(cost.transactions)}`,
-    `  WAL bytes per call                  ${per(cost.wal.bytes)} (of which full-page images ${per(cost.wal.fpiBytes)})`,
+    `  WAL bytes per call                  ${per(cost.wal.bytes)}`,
+    `    without full-page images          ${per(cost.wal.bytes - cost.wal.fpiBytes)}`,
+    `    full-page images per call         ${per(cost.wal.fpis)} (${per(cost.wal.fpiBytes)} bytes; first change of a page after a checkpoint: ${cost.checkpoints} during the run besides the one before it)`,
     `  WAL records per call                ${per(cost.wal.records)}`,
     `  pages changed (WAL block refs)/call ${per(cost.wal.blocks)}`,
   ];
   let entries = 0;
-  lines.push("  table                  ins/call  upd/call  hot/call  del/call  indexes  index entries/call");
+  lines.push("  table                  ins/call  upd/call  hot/call  del/call  b-trees  index entries/call");
   for (const [name, t] of [...cost.tables].sort()) {
     const indexEntries = (t.inserted + t.updated - t.hot) * t.indexes;
     entries += indexEntries;
@@ -300,7 +321,17 @@ export function formatCost(title: string, cost: CallCost): string {
     );
   }
   lines.push(`  index entries inserted per call     ${per(entries)}`);
+  lines.push(`  WAL bytes (without images) per call by relation: ${largest(cost.wal.byRelation, per)}`);
+  lines.push(`  WAL bytes (without images) per call by record: ${largest(cost.wal.byKind, per)}`);
   return lines.join("\n");
+}
+
+function largest(figures: Map<string, number>, per: (n: number) => string): string {
+  return [...figures]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([name, bytes]) => `${name} ${per(bytes)}`)
+    .join(", ");
 }
 
 interface Options {
