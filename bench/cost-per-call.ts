@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { envToConfig } from "../src/config.ts";
@@ -9,6 +11,7 @@ import type { CallDriver } from "./call-driver.ts";
 import { createStoreDriver } from "./db-ceiling.ts";
 import { createGrpcDriver } from "./grpc-load.ts";
 import { progress } from "./phase.ts";
+import { summarizeProfiles } from "./profile-summary.ts";
 import { rssMb } from "./resources.ts";
 import { createRestDriver } from "./rest-load.ts";
 import { seedPopulation } from "./seed.ts";
@@ -21,12 +24,13 @@ import { createWorkload, type Workload } from "./workload.ts";
 // databases on the server do not count), rows and index entries written. Then
 // the same calls through the real service, for its CPU-ms per call and memory.
 
-const USAGE = `Usage: npm run bench:cost -- [--calls N] [--customers N] [--concurrency C] [--service-calls N]
+const USAGE = `Usage: npm run bench:cost -- [--calls N] [--customers N] [--concurrency C] [--service-calls N] [--cpu-prof]
 
   --calls N          calls measured through the store functions (default 2000)
   --customers N      callers seeded first (default 10000)
   --concurrency C    calls in flight (default 8)
   --service-calls N  calls measured through the real service, half REST, half gRPC (default 4000; 0: none)
+  --cpu-prof         profile the server and list its hottest functions and packages
 
 Needs DATABASE_URL (a PostgreSQL server, superuser): a fresh database is created and dropped.`;
 
@@ -227,7 +231,8 @@ async function storeCost(database: BenchDatabase, admin: pg.Client, workload: Wo
 /** Through the real service (its own process, as `npm start` runs it): CPU-ms per call and memory. */
 async function serviceCost(database: BenchDatabase, admin: pg.Client, workload: Workload, options: Options) {
   const adminToken = randomToken();
-  const server = await startServiceProcess({ databaseEnv: database.env, adminToken });
+  const profile = options.cpuProf ? { dir: tmpdir(), name: `cost-per-call-${process.pid}.cpuprofile` } : undefined;
+  const server = await startServiceProcess({ databaseEnv: database.env, adminToken, cpuProfile: profile });
   try {
     const keys = await createApiKeys(server.url, adminToken, 30);
     const drivers = [createRestDriver(server.url, keys, options.concurrency), createGrpcDriver(server.url, keys)];
@@ -255,7 +260,9 @@ async function serviceCost(database: BenchDatabase, admin: pg.Client, workload: 
       },
       SNAPSHOT_XACTS,
     );
-    return { cost, cpuMsPerCall: cpuMs / options.serviceCalls, peakRss, memory: peakOf(memory) };
+    await server.stop();
+    const hottest = profile && (await summarizeProfiles([join(profile.dir, profile.name)], 25));
+    return { cost, cpuMsPerCall: cpuMs / options.serviceCalls, peakRss, memory: peakOf(memory), hottest };
   } finally {
     await server.stop();
   }
@@ -339,6 +346,7 @@ interface Options {
   readonly customers: number;
   readonly concurrency: number;
   readonly serviceCalls: number;
+  readonly cpuProf: boolean;
 }
 
 async function pgStatStatementsLoadable(admin: pg.Client): Promise<string> {
@@ -355,6 +363,7 @@ async function main(): Promise<void> {
       customers: { type: "string", default: "10000" },
       concurrency: { type: "string", default: "8" },
       "service-calls": { type: "string", default: "4000" },
+      "cpu-prof": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -365,6 +374,7 @@ async function main(): Promise<void> {
     customers: Number(values.customers),
     concurrency: Number(values.concurrency),
     serviceCalls: Number(values["service-calls"]),
+    cpuProf: values["cpu-prof"],
   };
   const stamp = `cost_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}`;
   const database = await createBenchDatabase(url, stamp);
@@ -382,14 +392,18 @@ async function main(): Promise<void> {
     );
     if (options.serviceCalls > 0) {
       const service = await serviceCost(database, admin, workload, options);
-      report.push(formatCost("the service (REST and gRPC, half each)", service.cost));
-      report.push(`  server CPU-ms per call              ${service.cpuMsPerCall.toFixed(3)}`);
-      report.push(`  server peak RSS (MB)                ${service.peakRss.toFixed(0)}`);
-      report.push(
-        `  at the peak (MB): ${Object.entries(service.memory)
+      const lines = [formatCost("the service (REST and gRPC, half each)", service.cost)];
+      lines.push(`  server CPU-ms per call              ${service.cpuMsPerCall.toFixed(3)}`);
+      lines.push(`  server peak RSS (MB)                ${service.peakRss.toFixed(0)}`);
+      lines.push(
+        `  at the RSS peak (MB): ${Object.entries(service.memory)
           .map(([k, v]) => `${k} ${v.toFixed(0)}`)
           .join(", ")}`,
       );
+      for (const entry of [...(service.hottest?.topFunctions ?? []), ...(service.hottest?.topModules ?? [])]) {
+        lines.push(`  cpu ${entry.percent.toFixed(1).padStart(5)} %  ${entry.name}`);
+      }
+      report.push(lines.join("\n"));
     }
     process.stdout.write(`${report.join("\n\n")}\n`);
   } finally {
