@@ -23,8 +23,8 @@ import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
  * that result (billed like any call), a different request under the key is
  * idempotency_mismatch, and only successful ends are kept, so a failed end
  * may be retried with its key. One statement closes the call, claims the key,
- * saves what the call produced and bills it; only when it closed nothing does
- * a second look say why.
+ * saves what the call produced and bills it (following a merged customer's
+ * ref to its survivor); only when it closed nothing does a second look say why.
  */
 export async function endCall(
   deps: CallDeps,
@@ -55,11 +55,8 @@ async function endCallOnce(
           expiresAt: new Date(now.getTime() + IDEMPOTENCY_KEY_LIFETIME_MS),
         };
   const { customerRef } = command;
-  // A merged customer's ref names its survivor; a ref that names nobody stays as sent (404 below).
-  const target =
-    customerRef !== undefined && isCustomerRef(customerRef)
-      ? ((await resolveCustomerRef(deps.db, tenant, customerRef.toLowerCase())) ?? customerRef.toLowerCase())
-      : undefined;
+  // The statement itself follows a merged customer's ref to its survivor.
+  const target = customerRef !== undefined && isCustomerRef(customerRef) ? customerRef.toLowerCase() : undefined;
 
   let keyTaken = false;
   // A customer_ref that is not a UUID names no customer: nothing to close.
@@ -108,10 +105,9 @@ async function endCallOnce(
   const call = await findCallState(deps.db, tenant, command.callId);
   if (call === undefined) throw new DomainError("not_found", `Call '${command.callId}' was never started`);
   if (call.ended) throw new DomainError("failed_precondition", `Call '${command.callId}' has already ended`);
-  // The customer was merged away after its ref was resolved: the retry follows the alias.
-  if (customerRef !== undefined && isCustomerRef(customerRef)) {
-    const live = await resolveCustomerRef(deps.db, tenant, customerRef.toLowerCase());
-    if (live !== undefined && live !== target) throw new CustomerGoneError();
+  // The ref names a customer now that the statement did not see (a merge in between): the retry follows it.
+  if (target !== undefined && (await resolveCustomerRef(deps.db, tenant, target)) !== undefined) {
+    throw new CustomerGoneError();
   }
   throw new DomainError("not_found", `Customer '${customerRef}' not found`);
 }

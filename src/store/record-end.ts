@@ -9,7 +9,10 @@ import { deadlineColumn, isRefusal, refuse } from "./refusal.ts";
 
 export interface EndRecord {
   readonly callId: string;
-  /** The customer (lowercase UUID) the call and its context move to, when the end names one. */
+  /**
+   * The customer_ref the end names (lowercase UUID), when it names one: the call and its context move to
+   * that customer, or to its survivor when the ref is the alias of a merged customer.
+   */
   readonly customerRef?: string;
   readonly hints: NormalizedHints;
   readonly intents: EndCallCommand["intents"];
@@ -34,7 +37,7 @@ const KEY_TAKEN = "CC409";
  * Everything an end does, in one statement that commits on its own. The call
  * row decides: every other part depends on `closed`, the started call this
  * end closes (moved to the customer the end names, a customer of the same
- * tenant). Then: the Idempotency-Key is claimed with the response it will
+ * tenant, or the survivor its ref is an alias of). Then: the Idempotency-Key is claimed with the response it will
  * replay (a key held by another request undoes the statement); identifiers
  * and the dialled number are linked to the customer; intents (saved open:
  * one more attempt since the last resolution; saved resolved: closed, with
@@ -58,6 +61,11 @@ export async function recordEnd(
     const { rows } = await sql<{ result: string; credits_left: number | null }>`
       with target as (
         select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
+        union all
+        select c.id from customer_aliases a join customers c on c.id = a.customer_id
+        where a.alias_id = ${ref}::uuid and a.account_id = ${accountId} and a.mode = ${mode}
+          and c.account_id = ${accountId} and c.mode = ${mode}
+        limit 1
       ),
       closed as (
         update calls
