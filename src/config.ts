@@ -39,7 +39,7 @@ const envSchema = z.object({
   ADMISSION_CONTROL: z.enum(["on", "off"]).default("on"),
   ADMISSION_EARLY_REFUSAL: z.enum(["on", "off"]).default("on"),
   ADMISSION_INITIAL_LIMIT: integer(20, 1),
-  ADMISSION_MIN_LIMIT: integer(5, 1),
+  ADMISSION_MIN_LIMIT: integer(20, 1),
   ADMISSION_MAX_LIMIT: integer(200, 1),
   ADMISSION_QUEUE_SIZE: integer(32),
   ADMISSION_QUEUE_WAIT_MS: integer(50),

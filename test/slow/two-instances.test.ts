@@ -39,6 +39,9 @@ beforeAll(async () => {
   const env = {
     ...database.env,
     REDIS_URL: process.env.REDIS_URL!,
+    ADMISSION_INITIAL_LIMIT: "10000",
+    ADMISSION_MIN_LIMIT: "10000",
+    ADMISSION_MAX_LIMIT: "10000",
     ADMISSION_MAX_EVENT_LOOP_DELAY_MS: "0",
     START_BUDGET_MS: "30000",
   };
