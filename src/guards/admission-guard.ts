@@ -1,5 +1,6 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AdmissionControl, ShedReason } from "./admission.ts";
 import { deadlineKey } from "./context-values.ts";
@@ -26,7 +27,7 @@ export function admissionGuard(admission: AdmissionControl, admits: (method: Des
     const deadline = req.contextValues.get(deadlineKey);
     // The budget's timer fires a little after its deadline; a call that waited past it is not started.
     const expired = deadline === undefined ? undefined : () => Date.now() >= deadline;
-    const outcome = await admission.acquire(req.signal, expired);
+    const outcome = await admission.acquire(req.signal, expired, finishesAdmittedWork(req.method));
     if ("refused" in outcome) throw refusal(outcome.refused);
     try {
       return await next(req);
@@ -34,6 +35,15 @@ export function admissionGuard(admission: AdmissionControl, admits: (method: Des
       outcome.permit.release({ pastDeadline: deadline !== undefined && Date.now() >= deadline });
     }
   };
+}
+
+/**
+ * An end completes a call whose start was let in: it is admitted even over
+ * the limit (still counted in flight), so a burst is shed at its starts
+ * rather than half way through calls. Ends are bounded by the starts admitted.
+ */
+export function finishesAdmittedWork(method: DescMethod): boolean {
+  return method === CallerContextService.method.endCall;
 }
 
 /** Health and its like are never shed: a load balancer must still hear that the instance is degraded. */
@@ -51,7 +61,7 @@ export function earlyRefusal(
   admits: (method: DescMethod) => boolean = isShedable,
 ): (method: DescMethod) => ConnectError | undefined {
   return (method) => {
-    if (!admits(method)) return undefined;
+    if (!admits(method) || finishesAdmittedWork(method)) return undefined;
     const reason = admission.refuseEarly();
     return reason === undefined ? undefined : refusal(reason);
   };

@@ -39,9 +39,11 @@ export interface AdmissionOptions {
 export interface AdmissionControl {
   /**
    * Waits in the queue at most `queueWaitMs`, and not past `signal`; a call
-   * found `expired` when its turn comes is refused rather than started.
+   * found `expired` when its turn comes is refused rather than started. A call
+   * that `finishes` work let in earlier (an end) is let in at once, over the
+   * limit if need be: refusing it would waste the work already done.
    */
-  acquire(signal: AbortSignal, expired?: () => boolean): Promise<Admission>;
+  acquire(signal: AbortSignal, expired?: () => boolean, finishes?: boolean): Promise<Admission>;
   /**
    * The refusal acquire would give at once (pressure, or the limit and the
    * queue both full), counted as such; undefined when a call may try. Lets a
@@ -97,9 +99,10 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   };
 
   return {
-    acquire(signal, expired = () => false) {
+    acquire(signal, expired = () => false, finishes = false) {
       if (!options.enabled) return Promise.resolve(grant());
       if (signal.aborted || expired()) return Promise.resolve(refuse("deadline"));
+      if (finishes) return Promise.resolve(grant());
       if (options.pressure?.() !== undefined) return Promise.resolve(refuse("pressure"));
       if (inFlight < limit.value && queue.length === 0) return Promise.resolve(grant());
       if (queue.length >= options.queueSize) return Promise.resolve(refuse("limit"));

@@ -85,6 +85,23 @@ describe("admission", () => {
     expect(control.shedding()).toBe(true);
   });
 
+  test("a call that finishes admitted work is let in at once over a full limit and queue, and counted in flight", async () => {
+    const { control } = controlWith();
+    await control.acquire(open());
+    await control.acquire(open());
+    void control.acquire(open());
+    expect(await control.acquire(open())).toEqual({ refused: "limit" });
+    const finishing = permitOf(await control.acquire(open(), () => false, true));
+    expect(control.stats()).toMatchObject({ inFlight: 3, queued: 1, refused: { limit: 1 } });
+    finishing.release();
+    expect(control.stats().inFlight).toBe(2);
+  });
+
+  test("a call that finishes admitted work is still refused once its deadline has passed", async () => {
+    const { control } = controlWith();
+    expect(await control.acquire(open(), () => true, true)).toEqual({ refused: "deadline" });
+  });
+
   test("an early refusal is given only when the limit and the queue are both full, and is counted", async () => {
     const { control } = controlWith();
     await control.acquire(open());

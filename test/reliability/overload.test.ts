@@ -68,6 +68,26 @@ async function fillTheLimit(accountId: string, apiKey: string, holdMs: number) {
   return { started, block, ends };
 }
 
+describe("ends during a burst", () => {
+  test("an end is let in while the limit is full and starts are refused: a call let in at its start is finished", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const third = uniqueCallId();
+    const thirdStart = await calls.start("rest", apiKey, startBody(third));
+    expect(thirdStart.status).toBe(200);
+    const { block, ends } = await fillTheLimit(accountId, apiKey, 1500);
+
+    // The start takes the one place in the queue and is refused when its 400 ms budget runs out there.
+    const refusedStart = calls.start("grpc", apiKey, startBody(uniqueCallId("burst")));
+    await until(() => server.context.admission.stats().queued === 1);
+    const thirdEnd = calls.end("grpc", apiKey, { call_id: third, customer_ref: thirdStart.body.customer_ref });
+    await until(() => server.context.admission.stats().inFlight === 3);
+    expect((await refusedStart).status).toBe(503);
+    await block.lifted;
+    expect((await thirdEnd).status).toBe(200);
+    for (const end of await Promise.all(ends)) expect(end.status).toBe(200);
+  });
+});
+
 describe("a burst past the limit", () => {
   test("is refused at once with 503 / UNAVAILABLE and a retry hint, leaves no rows, and health still answers", async () => {
     const { accountId, apiKey } = await createAccountWithKey(server.url);
@@ -143,8 +163,8 @@ describe("a call while the limit and its queue are full", () => {
     const waitingId = uniqueCallId("waiting");
     const waiting = await calls.start("rest", apiKey, startBody(waitingId));
     const { block, ends } = await fillTheLimit(accountId, apiKey, 3000);
-    // An end has a long budget: it keeps the queue's one place while the limit is held.
-    const queued = calls.end("rest", apiKey, { call_id: waitingId, customer_ref: waiting.body.customer_ref });
+    // A customer lookup has no budget (and, unlike an end, waits its turn): it keeps the queue's one place.
+    const queued = request(server.url, "GET", `/v1/customers/${waiting.body.customer_ref}`, { token: apiKey });
     await until(() => server.context.admission.stats().queued === 1);
     const shedBefore = server.context.admission.stats().refused.limit;
 
