@@ -68,7 +68,7 @@ async function fillTheLimit(accountId: string, apiKey: string, holdMs: number) {
   return { started, block, ends };
 }
 
-describe("ends during a burst", () => {
+describe.each(TRANSPORTS)("ends over %s during a burst", (via) => {
   test("an end is let in while the limit is full and starts are refused: a call let in at its start is finished", async () => {
     const { accountId, apiKey } = await createAccountWithKey(server.url);
     const third = uniqueCallId();
@@ -79,7 +79,7 @@ describe("ends during a burst", () => {
     // The start takes the one place in the queue and is refused when its 400 ms budget runs out there.
     const refusedStart = calls.start("grpc", apiKey, startBody(uniqueCallId("burst")));
     await until(() => server.context.admission.stats().queued === 1);
-    const thirdEnd = calls.end("grpc", apiKey, { call_id: third, customer_ref: thirdStart.body.customer_ref });
+    const thirdEnd = calls.end(via, apiKey, { call_id: third, customer_ref: thirdStart.body.customer_ref });
     await until(() => server.context.admission.stats().inFlight === 3);
     expect((await refusedStart).status).toBe(503);
     await block.lifted;
