@@ -25,7 +25,9 @@ let server: TestServer;
 let calls: CallClient;
 
 beforeAll(async () => {
-  server = await startTestServer({ clock });
+  // Bursts of 50 at the embedded database may outlast the 1 s start budget; what is proved here is the count
+  // the limiter allows, so the budget (its own suite: time-budget) is lifted.
+  server = await startTestServer({ clock, env: { START_BUDGET_MS: "30000", END_BUDGET_MS: "30000" } });
   calls = createCallClient(server.url);
 });
 afterAll(async () => {
