@@ -5,9 +5,9 @@ import type { TargetCheck } from "./targets.ts";
 
 // What the client was told, read back from the database after the bursts: a
 // start answered 200 / OK has its call row, an end answered so has its end
-// recorded, and a start refused by the admission control left no row. A start
-// answered 503 by its time budget may have committed just as its deadline
-// passed: counted apart, as a retry with the same call_id would find it.
+// recorded, and a start refused by the admission control or answered 503 by
+// its time budget left no row (the budget answers with the write's outcome:
+// src/guards/time-budget.ts).
 
 /** The call ids per outcome the client saw; a start or end that failed otherwise is unknown either way. */
 export interface WriteLedger {
@@ -30,7 +30,7 @@ export interface WriteReadBack {
   readonly endsLost: number;
   /** Starts refused by the admission control that left a call row. */
   readonly shedWithRow: number;
-  /** Starts answered 503 by their time budget whose write landed all the same. */
+  /** Starts answered 503 by their time budget whose write landed all the same (a wrong answer). */
   readonly timedOutWithRow: number;
 }
 
@@ -102,14 +102,15 @@ export function acknowledgedWritesCheck(runs: readonly { readonly writes?: Write
   const read = runs.flatMap((run) => (run.writes === undefined ? [] : [run.writes]));
   if (read.length === 0) return { target, measured: "not measured", met: undefined };
   const sum = (pick: (writes: WriteReadBack) => number) => read.reduce((total, writes) => total + pick(writes), 0);
-  const wrong = sum((w) => w.startsLost) + sum((w) => w.endsLost) + sum((w) => w.shedWithRow);
+  const wrong =
+    sum((w) => w.startsLost) + sum((w) => w.endsLost) + sum((w) => w.shedWithRow) + sum((w) => w.timedOutWithRow);
   return {
     target,
     measured:
       `${sum((w) => w.startsAcknowledged)} starts and ${sum((w) => w.endsAcknowledged)} ends acknowledged: ` +
       `${sum((w) => w.startsLost)} starts and ${sum((w) => w.endsLost)} ends missing; ` +
       `${sum((w) => w.startsShed)} starts refused by the limiter, ${sum((w) => w.shedWithRow)} left a row; ` +
-      `${sum((w) => w.startsTimedOut)} answered 503 by the budget, ${sum((w) => w.timedOutWithRow)} committed all the same`,
+      `${sum((w) => w.startsTimedOut)} answered 503 by the budget, ${sum((w) => w.timedOutWithRow)} left a row`,
     met: wrong === 0,
   };
 }

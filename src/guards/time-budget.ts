@@ -5,21 +5,23 @@ import { deadlineKey } from "./context-values.ts";
 export const RETRY_AFTER_BUDGET_SECONDS = 1;
 
 /**
- * The call's write undoes itself when it reaches its last step after the
- * deadline; one that passed that step just before is committing. The answer
- * waits this much past the deadline, so such a call answers 200 itself
- * rather than being told 503 while it commits.
+ * How long past the budget the answer waits for the outcome of a write
+ * already sent. A cancelled statement, or one that reaches its deadline
+ * check, answers within milliseconds; this bounds the wait when the database
+ * itself has stopped answering (the outcome is then unknown: a retry with the
+ * same call_id tells).
  */
-const COMMIT_GRACE_MS = 50;
+export const OUTCOME_WAIT_MS = 500;
 
 /**
  * Gives a call a time budget. A ringing phone cannot wait: when the budget
- * runs out the client gets 503 (gRPC UNAVAILABLE) with Retry-After at once, so
- * its agent can greet the caller without context, and the handler's signal
- * is aborted so its statement is cancelled instead of finishing; a statement
- * that gets past its lock waits after the deadline undoes itself (the
- * deadline in the context). A client's own deadline (grpc-timeout,
- * connect-timeout-ms) aborts the same signal.
+ * runs out the handler's signal is aborted, so work not yet sent to the
+ * database is not sent and a statement running is cancelled, and the client
+ * gets 503 (gRPC UNAVAILABLE) with Retry-After, so its agent can greet the
+ * caller without context. A write that was already committing when the budget
+ * ran out is answered with its success instead: the answer is what the
+ * statement did, never a guess (src/store/write-to-outcome.ts). A client's
+ * own deadline (grpc-timeout, connect-timeout-ms) aborts the same signal.
  */
 export function timeBudget(budgetOf: (method: DescMethod) => number | undefined): Interceptor {
   return (next) => async (req) => {
@@ -27,23 +29,39 @@ export function timeBudget(budgetOf: (method: DescMethod) => number | undefined)
     if (budgetMs === undefined) return next(req);
     req.contextValues.set(deadlineKey, Date.now() + budgetMs);
     const budget = new AbortController();
-    const signal = AbortSignal.any([req.signal, budget.signal]);
-    let timer: NodeJS.Timeout | undefined;
-    const overBudget = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new ConnectError(
-          `Not answered within ${budgetMs} ms; proceed without context and retry later`,
-          Code.Unavailable,
-          { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
-        );
-        budget.abort(error);
-        reject(error);
-      }, budgetMs + COMMIT_GRACE_MS);
-    });
+    const answer = next({ ...req, signal: AbortSignal.any([req.signal, budget.signal]) });
+    const overBudget = new ConnectError(
+      `Not answered within ${budgetMs} ms; proceed without context and retry later`,
+      Code.Unavailable,
+      { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
+    );
+    if ((await settledWithin(answer, budgetMs)) === "settled") return answer;
+    budget.abort(overBudget);
+    if ((await settledWithin(answer, OUTCOME_WAIT_MS)) === "pending") throw overBudget;
     try {
-      return await Promise.race([next({ ...req, signal }), overBudget]);
-    } finally {
-      clearTimeout(timer);
+      return await answer;
+    } catch {
+      // Whatever failed after the budget ran out saved nothing: the budget's answer says so.
+      throw overBudget;
     }
   };
+}
+
+/** Whether `promise` settles (either way) within `ms`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<"settled" | "pending"> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<"pending">((resolve) => {
+    timer = setTimeout(() => resolve("pending"), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        () => "settled" as const,
+        () => "settled" as const,
+      ),
+      pending,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

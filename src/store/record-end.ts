@@ -6,6 +6,7 @@ import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 import { deadlineColumn, isRefusal, refuse } from "./refusal.ts";
+import { writeToOutcome } from "./write-to-outcome.ts";
 
 export interface EndRecord {
   readonly callId: string;
@@ -58,7 +59,9 @@ export async function recordEnd(
   const variables = [...record.variables];
   const customer = sql`closed.customer_id`;
   try {
-    const { rows } = await sql<{ result: string; credits_left: number | null }>`
+    const { rows } = await writeToOutcome(
+      db,
+      sql<{ result: string; credits_left: number | null }>`
       with target as (
         select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
         union all
@@ -128,7 +131,9 @@ export async function recordEnd(
         ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
         ${deadlineColumn(record.deadline)} as deadline_check
       from closed
-    `.execute(db, options);
+    `,
+      options,
+    );
     const row = rows[0];
     if (row === undefined) return { ended: false, keyTaken: false };
     return { ended: true, result: row.result, creditsLeft: row.credits_left };

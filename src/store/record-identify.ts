@@ -7,6 +7,7 @@ import { contextColumns } from "./context-columns.ts";
 import type { Db } from "./database.ts";
 import { linkIdentifiers } from "./link-statements.ts";
 import { deadlineColumn } from "./refusal.ts";
+import { writeToOutcome } from "./write-to-outcome.ts";
 
 export interface IdentifyRecord {
   readonly callId: string;
@@ -49,13 +50,15 @@ export async function recordIdentify(
   const moved = sql`exists (select 1 from call)`;
   const customer = sql`${customerId}::uuid`;
   const link = record.link ?? { externalIds: [] };
-  const { rows } = await sql<{
-    moved: boolean;
-    call_start: Date | null;
-    open_intents: OpenIntent[];
-    variables: Record<string, StoredVariable>;
-    credits_left: number | null;
-  }>`
+  const { rows } = await writeToOutcome(
+    db,
+    sql<{
+      moved: boolean;
+      call_start: Date | null;
+      open_intents: OpenIntent[];
+      variables: Record<string, StoredVariable>;
+      credits_left: number | null;
+    }>`
     with target as (
       select id from customers where id = ${customer} and account_id = ${accountId} and mode = ${mode}
     ),
@@ -87,7 +90,9 @@ export async function recordIdentify(
       ${contextColumns(customer, now, record.readContext)},
       ${creditsLeftColumn(charge, now, moved)} as credits_left,
       ${deadlineColumn(record.deadline)} as deadline_check
-  `.execute(db, options);
+  `,
+    options,
+  );
   const row = rows[0];
   if (!row.moved || row.call_start === null) return { moved: false };
   return {

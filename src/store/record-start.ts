@@ -7,6 +7,7 @@ import { contextColumns } from "./context-columns.ts";
 import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 import { deadlineColumn } from "./refusal.ts";
+import { writeToOutcome } from "./write-to-outcome.ts";
 
 export interface StartRecord {
   readonly callId: string;
@@ -48,12 +49,14 @@ export async function recordStart(
   const { accountId, mode } = tenant;
   const { now, customerId } = record;
   const started = sql`exists (select 1 from call)`;
-  const { rows } = await sql<{
-    started: boolean;
-    open_intents: OpenIntent[];
-    variables: Record<string, StoredVariable>;
-    credits_left: number | null;
-  }>`
+  const { rows } = await writeToOutcome(
+    db,
+    sql<{
+      started: boolean;
+      open_intents: OpenIntent[];
+      variables: Record<string, StoredVariable>;
+      credits_left: number | null;
+    }>`
     with call as (
       insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
       values (${accountId}, ${mode}, ${record.callId}, ${customerId}, ${now}, null, ${record.hints.aniKey ?? null}::text)
@@ -80,7 +83,9 @@ export async function recordStart(
       ${contextColumns(customerId, now, record.readContext)},
       ${creditsLeftColumn(record.charge, now, started)} as credits_left,
       ${deadlineColumn(record.deadline)} as deadline_check
-  `.execute(db, options);
+  `,
+    options,
+  );
   const row = rows[0];
   if (!row.started) return { started: false };
   return { started: true, openIntents: row.open_intents, variables: row.variables, creditsLeft: row.credits_left };

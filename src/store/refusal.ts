@@ -23,10 +23,9 @@ export function isRefusal(error: unknown, code: RefusalCode): boolean {
 /**
  * A column that undoes the statement when PostgreSQL reaches it after
  * `deadline` (epoch ms, real time). Placed last, it runs after the statement
- * waited for any lock, so a call whose client was told it failed at its
- * deadline cannot commit later; the guard answers a little after the deadline
- * (see time-budget.ts), by which time a statement that passed the check has
- * committed and answered.
+ * waited for any lock, so a call whose budget ran out while it waited cannot
+ * commit later; the guard cancels the statement at the deadline and answers
+ * with its outcome (see write-to-outcome.ts).
  */
 export function deadlineColumn(deadline: number | undefined): RawBuilder<unknown> {
   if (deadline === undefined) return sql`null`;

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { status } from "@grpc/grpc-js";
+import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
@@ -119,5 +120,40 @@ describe("a start whose statement gets past its lock wait after the deadline", (
     expect(outcome.body.message).toMatch(/^(Not done within the time budget; nothing was saved|Not answered within)/);
     expect((await calls.start("rest", apiKey, startBody(callId))).status).toBe(200);
     expect(await quotaOf(server.url, accountId)).toBe(credits - 1);
+  });
+});
+
+describe("a start whose commit is still under way when the budget runs out", () => {
+  test("is answered with what its statement did: 200 with its row, or 503 with nothing saved", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const credits = await quotaOf(server.url, accountId);
+    const { db } = server.context.database;
+    // A deferred trigger runs at commit, after the statement's deadline check: this call's commit takes 450 ms,
+    // past the 300 ms budget. PostgreSQL cancels it there (the cancel interrupts the trigger); the embedded
+    // database, which cannot cancel, commits it.
+    await sql`create function slow_commit() returns trigger language plpgsql as $$
+      begin if new.call_id like 'slow-commit-%' then perform pg_sleep(0.45); end if; return null; end $$`.execute(db);
+    await sql`create constraint trigger slow_commit after insert on calls
+      deferrable initially deferred for each row execute function slow_commit()`.execute(db);
+    try {
+      const callId = uniqueCallId("slow-commit");
+      const outcome = await calls.start("rest", apiKey, startBody(callId));
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from calls where call_id = ${callId}`.execute(
+        db,
+      );
+      if (server.config.database.kind === "postgres") {
+        expect(outcome.status).toBe(503);
+        expect(rows[0]?.n).toBe(0);
+        expect(await quotaOf(server.url, accountId)).toBe(credits);
+      } else {
+        expect(outcome.status).toBe(200);
+        expect(outcome.body.call_id).toBe(callId);
+        expect(rows[0]?.n).toBe(1);
+        expect(await quotaOf(server.url, accountId)).toBe(credits - 1);
+      }
+    } finally {
+      await sql`drop trigger slow_commit on calls`.execute(db);
+      await sql`drop function slow_commit()`.execute(db);
+    }
   });
 });
