@@ -1,5 +1,6 @@
 // The server's admission gauges (/metrics), read every quarter second during a
-// burst: where the limit settled, and how full the limit and the queue were.
+// burst: where the limit settled, how full the limit and the queue were, and
+// why calls were refused (at once past a full queue, or after waiting in it).
 
 export interface AdmissionSamples {
   readonly samples: number;
@@ -8,14 +9,19 @@ export interface AdmissionSamples {
   readonly limitMax: number;
   readonly inFlightMax: number;
   readonly queuedMax: number;
+  /** Refusals between the first and the last sample, by reason (limit, queue_timeout, pressure, deadline). */
+  readonly refusedByReason: Readonly<Record<string, number>>;
 }
 
 const INTERVAL_MS = 250;
 const GAUGES = ["admission_limit", "admission_in_flight", "admission_queued"] as const;
+const REASONS = ["limit", "queue_timeout", "pressure", "deadline"] as const;
+
+type Sample = Record<(typeof GAUGES)[number], number> & { readonly refused: Record<string, number> };
 
 /** Starts sampling; the function it returns stops and summarises (undefined when no scrape answered). */
 export function sampleAdmission(baseUrl: string): () => Promise<AdmissionSamples | undefined> {
-  const seen: Record<(typeof GAUGES)[number], number>[] = [];
+  const seen: Sample[] = [];
   let pending: Promise<void> = Promise.resolve();
   const timer = setInterval(() => {
     pending = scrape(baseUrl).then((values) => {
@@ -34,18 +40,25 @@ export function sampleAdmission(baseUrl: string): () => Promise<AdmissionSamples
       limitMax: Math.max(...limits),
       inFlightMax: Math.max(...seen.map((s) => s.admission_in_flight)),
       queuedMax: Math.max(...seen.map((s) => s.admission_queued)),
+      refusedByReason: Object.fromEntries(
+        REASONS.map((reason) => [reason, (seen.at(-1)?.refused[reason] ?? 0) - (seen[0]?.refused[reason] ?? 0)]),
+      ),
     };
   };
 }
 
-async function scrape(baseUrl: string): Promise<Record<(typeof GAUGES)[number], number> | undefined> {
+async function scrape(baseUrl: string): Promise<Sample | undefined> {
   try {
     const text = await (await fetch(new URL("/metrics", baseUrl), { signal: AbortSignal.timeout(1000) })).text();
-    const values = {} as Record<(typeof GAUGES)[number], number>;
+    const values = { refused: {} } as Sample;
     for (const name of GAUGES) {
       const match = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
       if (match === null) return undefined;
       values[name] = Number(match[1]);
+    }
+    for (const reason of REASONS) {
+      const match = new RegExp(`^admission_refusals_total\\{reason="${reason}"\\} (\\S+)$`, "m").exec(text);
+      values.refused[reason] = match === null ? 0 : Number(match[1]);
     }
     return values;
   } catch {

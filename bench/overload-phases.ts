@@ -101,7 +101,10 @@ export async function overloadPhases(
       if (admission !== undefined) {
         progress(
           `  admission limit ${admission.limitMin}..${admission.limitMax} (mean ${admission.limitMean.toFixed(1)}), ` +
-            `in flight ≤ ${admission.inFlightMax}, queued ≤ ${admission.queuedMax}`,
+            `in flight ≤ ${admission.inFlightMax}, queued ≤ ${admission.queuedMax}, refused by reason ` +
+            Object.entries(admission.refusedByReason)
+              .map(([reason, n]) => `${reason} ${n}`)
+              .join(", "),
         );
       }
       const recoveryFrom = await recovery;
