@@ -64,7 +64,8 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
         ]
       : []),
     "",
-    "Throughput and resources (CPU in % of one core: server, client, PostgreSQL processes, anything else; machine: % of all cores)",
+    "Throughput and resources (CPU in % of one core: server, client, PostgreSQL processes, anything else; machine: % of all cores;",
+    " server waits: % of the phase the server's main thread was ready to run but waited for a core)",
     formatTable(
       [
         "phase",
@@ -75,6 +76,7 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
         "send lag p99",
         "server RSS max MB",
         "server CPU",
+        "server waits",
         "client CPU",
         "PG CPU",
         "other CPU",
@@ -89,12 +91,13 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
         fixed(phase.loop.sendLag?.p99Ms),
         fixed(phase.resources.serverRssMaxMb, 0),
         fixed(phase.resources.serverCpuPercent, 0),
+        fixed(phase.resources.serverRunQueueWaitPercent, 0),
         fixed(phase.resources.clientCpuPercent, 0),
         fixed(phase.resources.postgresCpuPercent, 0),
         `${fixed(otherCpuPercent(phase.resources, machine.cpuCount), 0)}${disturbed(phase) ? " !" : ""}`,
         fixed(phase.resources.machineCpuPercent, 0),
       ]),
-      "llrrrrrrrrrr",
+      "llrrrrrrrrrrr",
     ),
     ...(results.phases.some(disturbed)
       ? [

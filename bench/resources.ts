@@ -13,6 +13,12 @@ export interface ResourceUsage {
   readonly serverRssEndMb?: number;
   /** Percent of one core. */
   readonly serverCpuPercent?: number;
+  /**
+   * Percent of the phase the server's main thread was ready to run but waited
+   * for a core (/proc/<pid>/schedstat): time a request waits that no code of
+   * the service spends.
+   */
+  readonly serverRunQueueWaitPercent?: number;
   readonly clientCpuPercent: number;
   /**
    * The local PostgreSQL's processes (none for the embedded database): its
@@ -50,6 +56,7 @@ export function createResourceMonitor(serverPid: number | undefined, options = {
       listeners.add(listener);
       const startedAt = performance.now();
       const serverTicks = serverPid === undefined ? undefined : readCpuTicks(serverPid);
+      const serverWaitNs = serverPid === undefined ? undefined : readRunQueueWaitNs(serverPid);
       const client = process.cpuUsage();
       const postgres = options.postgres ? readPostgresTicks() : undefined;
       const machine = readMachineTicks();
@@ -61,6 +68,7 @@ export function createResourceMonitor(serverPid: number | undefined, options = {
         const clientUsed = process.cpuUsage(client);
         const machineNow = readMachineTicks();
         const serverNow = serverPid === undefined ? undefined : readCpuTicks(serverPid);
+        const serverWaitNowNs = serverPid === undefined ? undefined : readRunQueueWaitNs(serverPid);
         const machineTotal = machineNow.total - machine.total;
         const postgresNow = options.postgres ? readPostgresTicks() : undefined;
         return {
@@ -73,6 +81,9 @@ export function createResourceMonitor(serverPid: number | undefined, options = {
             : {}),
           ...(serverTicks !== undefined && serverNow !== undefined
             ? { serverCpuPercent: ((serverNow - serverTicks) / TICKS_PER_SECOND / seconds) * 100 }
+            : {}),
+          ...(serverWaitNs !== undefined && serverWaitNowNs !== undefined
+            ? { serverRunQueueWaitPercent: ((serverWaitNowNs - serverWaitNs) / 1e9 / seconds) * 100 }
             : {}),
           clientCpuPercent: ((clientUsed.user + clientUsed.system) / 1e6 / seconds) * 100,
           ...(postgres !== undefined && postgresNow !== undefined
@@ -131,6 +142,16 @@ function readCpuTicks(pid: number): number | undefined {
     // The command name (field 2) may hold spaces; fields after it are plain.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Nanoseconds the process's main thread has spent runnable but waiting for a core (schedstat's second field). */
+function readRunQueueWaitNs(pid: number): number | undefined {
+  try {
+    const wait = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]);
+    return Number.isFinite(wait) ? wait : undefined;
   } catch {
     return undefined;
   }
