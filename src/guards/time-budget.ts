@@ -30,19 +30,20 @@ export function timeBudget(budgetOf: (method: DescMethod) => number | undefined)
     req.contextValues.set(deadlineKey, Date.now() + budgetMs);
     const budget = new AbortController();
     const answer = next({ ...req, signal: AbortSignal.any([req.signal, budget.signal]) });
-    const overBudget = new ConnectError(
+    if ((await settledWithin(answer, budgetMs)) === "settled") return answer;
+    // Built only now: an error captures a stack, which every call would otherwise pay for.
+    const refusal = new ConnectError(
       `Not answered within ${budgetMs} ms; proceed without context and retry later`,
       Code.Unavailable,
       { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
     );
-    if ((await settledWithin(answer, budgetMs)) === "settled") return answer;
-    budget.abort(overBudget);
-    if ((await settledWithin(answer, OUTCOME_WAIT_MS)) === "pending") throw overBudget;
+    budget.abort(refusal);
+    if ((await settledWithin(answer, OUTCOME_WAIT_MS)) === "pending") throw refusal;
     try {
       return await answer;
     } catch {
       // Whatever failed after the budget ran out saved nothing: the budget's answer says so.
-      throw overBudget;
+      throw refusal;
     }
   };
 }
