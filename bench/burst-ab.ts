@@ -1,0 +1,219 @@
+import { parseArgs } from "node:util";
+import { createApiKeys } from "./api-keys.ts";
+import { createBenchDatabase } from "./bench-database.ts";
+import type { CallDriver } from "./call-driver.ts";
+import { runClosedLoop } from "./closed-loop.ts";
+import { createGrpcDriver } from "./grpc-load.ts";
+import { runOpenLoop } from "./open-loop.ts";
+import { progress } from "./phase.ts";
+import { scopePostgresCpu } from "./resources.ts";
+import { createRestDriver } from "./rest-load.ts";
+import { seedPopulation } from "./seed.ts";
+import { randomToken } from "./server-process.ts";
+import { createService } from "./service.ts";
+import { formatTable } from "./table.ts";
+import { createWorkload } from "./workload.ts";
+
+// `npm run bench:burst-ab -- --a "ADMISSION_CONTROL=on" --b "ADMISSION_CONTROL=off"`:
+// a same-run A/B of two server settings under bursts. C (REST closed loop, 16 in
+// flight) is measured once; then each round starts a server with A and one with
+// B, in alternating order (AB, BA, …), and offers each protocol `--factor` × C
+// for `--seconds` after a second at 0.5 × C. The machine's drift hits both
+// variants alike; compare the variants within a round and their medians.
+// Needs DATABASE_URL (a fresh database is created there).
+
+const { values } = parseArgs({
+  options: {
+    a: { type: "string", default: "" },
+    b: { type: "string", default: "" },
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "5" },
+    factor: { type: "string", default: "3" },
+    customers: { type: "string", default: "10000" },
+  },
+});
+const variants = [
+  { name: "A", env: parseEnv(values.a) },
+  { name: "B", env: parseEnv(values.b) },
+];
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const factor = Number(values.factor);
+const customers = Number(values.customers);
+if (!process.env.DATABASE_URL) throw new Error("DATABASE_URL must name a PostgreSQL server");
+
+interface BurstRow {
+  readonly variant: string;
+  readonly round: number;
+  readonly via: string;
+  readonly goodput: number;
+  readonly refused: number;
+  readonly refusalP99Ms: number;
+  readonly acceptedP99Ms: number;
+  readonly otherFailures: number;
+  readonly serverCpu: number;
+  readonly serverWaits: number;
+  readonly machineCpu: number;
+}
+
+const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+scopePostgresCpu(stamp);
+const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
+const rows: BurstRow[] = [];
+try {
+  await seedPopulation(database, 0, customers);
+  const workload = createWorkload({ population: customers, runTag: stamp });
+  const adminToken = randomToken();
+  const serviceWith = (env: Record<string, string>) =>
+    createService({ databaseEnv: database.env, adminToken, serverEnv: env, postgres: true });
+
+  const first = serviceWith(variants[0].env);
+  await first.start();
+  const capacity = await (async () => {
+    const rest = createRestDriver(first.url, await createApiKeys(first.url, adminToken, 10), 16);
+    try {
+      return (await runClosedLoop(rest, workload, { concurrency: 16, durationSeconds: 5, warmupSeconds: 1 }))
+        .callsPerSecond;
+    } finally {
+      await rest.close();
+      await first.stop();
+    }
+  })();
+  progress(`C = ${capacity.toFixed(1)} calls/s (REST closed loop, 16 in flight, variant A)`);
+
+  for (let round = 1; round <= rounds; round++) {
+    for (const variant of round % 2 === 1 ? variants : [...variants].reverse()) {
+      const service = serviceWith(variant.env);
+      await service.start();
+      try {
+        const keys = await createApiKeys(service.url, adminToken, 10);
+        const drivers: [string, () => CallDriver][] = [
+          ["REST", () => createRestDriver(service.url, keys, 256)],
+          ["gRPC", () => createGrpcDriver(service.url, keys)],
+        ];
+        for (const [via, make] of drivers) {
+          const driver = make();
+          try {
+            await runOpenLoop(driver, workload, { callsPerSecond: 0.5 * capacity, durationSeconds: 1 });
+            const finish = service.monitor.begin();
+            const burst = await runOpenLoop(driver, workload, {
+              callsPerSecond: factor * capacity,
+              durationSeconds: seconds,
+            });
+            const usage = finish();
+            const refused = burst.refusals?.count ?? 0;
+            rows.push({
+              variant: variant.name,
+              round,
+              via,
+              goodput: burst.callsPerSecond,
+              refused,
+              refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
+              acceptedP99Ms: burst.start.latency.p99Ms,
+              otherFailures: burst.start.errors - refused + burst.end.errors,
+              serverCpu: usage.serverCpuPercent ?? Number.NaN,
+              serverWaits: usage.serverRunQueueWaitPercent ?? Number.NaN,
+              machineCpu: usage.machineCpuPercent,
+            });
+            progress(`round ${round} ${variant.name} ${via}: ${describe(rows[rows.length - 1])}`);
+          } finally {
+            await driver.close();
+          }
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+  }
+} finally {
+  await database.dispose();
+}
+
+process.stdout.write(
+  `\nBursts at ${factor} × C for ${seconds} s, ${rounds} rounds\n` +
+    variants
+      .map(
+        (v) =>
+          `${v.name}: ${
+            Object.entries(v.env)
+              .map(([k, val]) => `${k}=${val}`)
+              .join(" ") || "(defaults)"
+          }`,
+      )
+      .join("\n") +
+    "\n\n" +
+    formatTable(
+      [
+        "variant",
+        "round",
+        "via",
+        "goodput calls/s",
+        "refused",
+        "refusal p99",
+        "accepted p99",
+        "other failures",
+        "server CPU",
+        "server waits",
+        "machine CPU",
+      ],
+      rows.map((r) => [
+        r.variant,
+        String(r.round),
+        r.via,
+        fixed(r.goodput),
+        String(r.refused),
+        fixed(r.refusalP99Ms),
+        fixed(r.acceptedP99Ms),
+        String(r.otherFailures),
+        fixed(r.serverCpu, 0),
+        fixed(r.serverWaits, 0),
+        fixed(r.machineCpu, 0),
+      ]),
+      "lllrrrrrrrr",
+    ) +
+    "\n\nMedians\n" +
+    formatTable(
+      ["variant", "via", "goodput calls/s", "refusal p99", "accepted p99", "server waits"],
+      variants.flatMap((v) =>
+        ["REST", "gRPC"].map((via) => {
+          const mine = rows.filter((r) => r.variant === v.name && r.via === via);
+          return [
+            v.name,
+            via,
+            fixed(median(mine.map((r) => r.goodput))),
+            fixed(median(mine.map((r) => r.refusalP99Ms))),
+            fixed(median(mine.map((r) => r.acceptedP99Ms))),
+            fixed(median(mine.map((r) => r.serverWaits)), 0),
+          ];
+        }),
+      ),
+      "llrrrr",
+    ) +
+    "\n",
+);
+
+function describe(r: BurstRow): string {
+  return `goodput ${fixed(r.goodput)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms)} ms), accepted p99 ${fixed(r.acceptedP99Ms)} ms, server waits ${fixed(r.serverWaits, 0)} %`;
+}
+
+function fixed(value: number, digits = 1): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : "-";
+}
+
+function median(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** "K=V K2=V2" into an environment; empty: the defaults. */
+function parseEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of text.split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new Error(`not NAME=value: ${pair}`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
