@@ -64,7 +64,7 @@ export class PreparingPglite implements PgliteQueryable {
     try {
       return await this.#exec(protocol.serialize.bind({ statement: statement.name, values }), ...portalAndSync());
     } catch (error) {
-      // The statement itself no longer holds (a table it reads changed shape, its name was lost): prepared afresh next time.
+      // The statement no longer holds (a table it reads changed shape, its name was lost): prepare it afresh next time.
       if (isStatementError(error)) await this.#forget(text);
       throw error;
     }
