@@ -15,7 +15,14 @@ import { BENCH_ALLOWANCE } from "./seed.ts";
 // to the benchmark account as the service bills it (the quota guard's check
 // before the handler, a cached read, is left out).
 
-export function createStoreDriver(database: Database, defaultRegion = "US"): CallDriver {
+export interface StoreDriverOptions {
+  readonly defaultRegion?: string;
+  /** False leaves the credit charge out of the statements, to measure what it costs (bench/embedded-ab.ts). */
+  readonly charged?: boolean;
+}
+
+export function createStoreDriver(database: Database, options: StoreDriverOptions = {}): CallDriver {
+  const { defaultRegion = "US", charged = true } = options;
   const deps = {
     db: database.db,
     clock: systemClock,
@@ -23,12 +30,8 @@ export function createStoreDriver(database: Database, defaultRegion = "US"): Cal
     sensitiveData: "reject" as const,
     inflightAbort: database.inflightAbort,
   };
-  const charge = (): Charge => ({
-    accountId: BENCH_TENANT.accountId,
-    allowance: BENCH_ALLOWANCE,
-    charged() {},
-    refused() {},
-  });
+  const charge = (): Charge | undefined =>
+    charged ? { accountId: BENCH_TENANT.accountId, allowance: BENCH_ALLOWANCE, charged() {}, refused() {} } : undefined;
   return {
     name: "store",
     async start(call) {

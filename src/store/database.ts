@@ -7,6 +7,7 @@ import { lockDataDir } from "./data-dir-lock.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
 import { PreparingClient } from "./preparing-client.ts";
+import { PreparingPglite } from "./preparing-pglite.ts";
 import type { Schema } from "./schema.ts";
 
 export type Db = Kysely<Schema>;
@@ -39,17 +40,24 @@ export interface PoolStats {
 export interface DatabaseOptions {
   /** Called after each statement (Kysely's log hook); tracing uses it. */
   readonly onQuery?: (event: LogEvent) => void;
+  /**
+   * Each statement with parameters is prepared once per connection (the
+   * default): PostgreSQL and PGlite parse and plan it once. False sends each
+   * to be parsed and planned afresh, for the benchmark's A/B (bench/README.md).
+   */
+  readonly prepareStatements?: boolean;
 }
 
 export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
   const target = config.database;
+  const prepareStatements = options.prepareStatements ?? true;
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize,
       statement_timeout: config.statementTimeoutMs,
       connectionTimeoutMillis: config.statementTimeoutMs,
-      Client: PreparingClient,
+      Client: prepareStatements ? PreparingClient : pg.Client,
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
@@ -63,7 +71,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       stats,
     );
   }
-  const { pglite, release } = await openPglite(target.dataDir, target.thread);
+  const { pglite, release } = await openPglite(target.dataDir, target.thread, prepareStatements);
   return wrap(
     new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
     "pglite",
@@ -85,8 +93,11 @@ interface OpenPglite {
  * directory, held by this process until close. "worker" runs PGlite on a thread
  * of its own, so the service's JavaScript and the database's WASM use two cores.
  */
-async function openPglite(dataDir: string, thread: "worker" | "main"): Promise<OpenPglite> {
-  const open = () => (thread === "worker" ? PgliteThread.open(dataDir) : openOnMainThread(dataDir));
+async function openPglite(dataDir: string, thread: "worker" | "main", prepareStatements: boolean): Promise<OpenPglite> {
+  const open = () =>
+    thread === "worker"
+      ? PgliteThread.open(dataDir, { prepareStatements })
+      : openOnMainThread(dataDir, prepareStatements);
   if (dataDir === ":memory:") return { pglite: await open(), release: async () => {} };
   await mkdir(dataDir, { recursive: true });
   // An embedded directory held by another process stops the start here, at once.
@@ -98,8 +109,9 @@ async function openPglite(dataDir: string, thread: "worker" | "main"): Promise<O
   return { pglite, release: () => lock.release() };
 }
 
-function openOnMainThread(dataDir: string): Promise<PGlite> {
-  return PGlite.create(dataDir === ":memory:" ? undefined : dataDir);
+async function openOnMainThread(dataDir: string, prepareStatements: boolean): Promise<OpenPglite["pglite"]> {
+  const pglite = await PGlite.create(dataDir === ":memory:" ? undefined : dataDir);
+  return prepareStatements ? new PreparingPglite(pglite) : pglite;
 }
 
 function wrap(

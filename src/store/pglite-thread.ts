@@ -69,9 +69,12 @@ export class PgliteThread implements PgliteQueryable {
     worker.unref();
   }
 
-  /** Starts the thread and opens PGlite on `dataDir` (":memory:" in memory) in it. */
-  static async open(dataDir: string): Promise<PgliteThread> {
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir } });
+  /**
+   * Starts the thread and opens PGlite on `dataDir` (":memory:" in memory) in
+   * it; with `prepareStatements` (the default) through PreparingPglite.
+   */
+  static async open(dataDir: string, { prepareStatements = true } = {}): Promise<PgliteThread> {
+    const worker = new Worker(WORKER_URL, { workerData: { dataDir, prepareStatements } });
     try {
       await opening(worker);
     } catch (error) {

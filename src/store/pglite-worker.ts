@@ -1,6 +1,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { errorToFields, type PgliteAnswer, type PgliteOpening, type PgliteRequest } from "./pglite-messages.ts";
+import type { PgliteQueryable } from "./pglite-thread.ts";
+import { PreparingPglite } from "./preparing-pglite.ts";
 
 // The embedded database on a thread of its own, so its WASM and the service's
 // JavaScript run on different cores. It answers requests one at a time, in
@@ -9,7 +11,7 @@ import { errorToFields, type PgliteAnswer, type PgliteOpening, type PgliteReques
 
 const port = parentPort;
 if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
-const { dataDir } = workerData as { dataDir: string };
+const { dataDir, prepareStatements } = workerData as { dataDir: string; prepareStatements: boolean };
 
 const opened = await PGlite.create(dataDir === ":memory:" ? undefined : dataDir).then(
   (pglite) => pglite,
@@ -22,14 +24,15 @@ const opened = await PGlite.create(dataDir === ":memory:" ? undefined : dataDir)
 
 if (opened !== undefined) {
   const pglite = opened;
+  const statements = prepareStatements ? new PreparingPglite(pglite) : pglite;
   let tail = Promise.resolve();
   port.on("message", (request: PgliteRequest) => {
-    tail = tail.then(() => answer(pglite, request));
+    tail = tail.then(() => answer(pglite, statements, request));
   });
   port.postMessage({ kind: "ready" } satisfies PgliteOpening);
 }
 
-async function answer(pglite: PGlite, request: PgliteRequest): Promise<void> {
+async function answer(pglite: PGlite, statements: PgliteQueryable, request: PgliteRequest): Promise<void> {
   try {
     if (request.kind === "close") {
       await pglite.close();
@@ -37,7 +40,7 @@ async function answer(pglite: PGlite, request: PgliteRequest): Promise<void> {
       port?.close();
       return;
     }
-    const result = await pglite.query(request.sql, request.params as unknown[]);
+    const result = await statements.query(request.sql, request.params as unknown[]);
     // A committed write is answered only now, after PGlite has written it.
     port?.postMessage({
       id: request.id,

@@ -56,6 +56,30 @@ describe("a database on the worker thread", () => {
     expect(isDatabaseUnavailable(error)).toBe(false);
   });
 
+  test("a statement with parameters (prepared in the thread) keeps its error's fields on every run", async () => {
+    const insert = (id: number, note: string) => sql`insert into thread_probe values (${id}, ${note})`;
+    await insert(10, "first").execute(database.db);
+    for (const note of ["again", "and again"]) {
+      const error = await failure(insert(10, note).execute(database.db));
+      expect(error).toMatchObject({
+        code: "23505",
+        constraint: "thread_probe_pkey",
+        detail: "Key (id)=(10) already exists.",
+        table: "thread_probe",
+      });
+      expect(error.message).toBe('duplicate key value violates unique constraint "thread_probe_pkey"');
+    }
+    await sql`delete from thread_probe where id = ${10}`.execute(database.db);
+  });
+
+  test("a statement with parameters that failed runs once what it reads exists", async () => {
+    const select = () => sql<{ id: number }>`select id from thread_later where id = ${1}`.execute(database.db);
+    expect((await failure(select())).code).toBe("42P01");
+    await sql`create table thread_later (id int)`.execute(database.db);
+    await sql`insert into thread_later values (${1})`.execute(database.db);
+    expect((await select()).rows).toEqual([{ id: 1 }]);
+  });
+
   test("a refusal raised by a statement is recognised by its own SQLSTATE", async () => {
     const error = await failure(sql`select ${refuse("CC409", "taken")} as refused`.execute(database.db));
     expect(isRefusal(error, "CC409")).toBe(true);
@@ -79,6 +103,22 @@ describe("a database on the worker thread", () => {
     });
     const { rows } = await sql<{ id: number }>`select id from thread_probe order by id`.execute(database.db);
     expect(rows.map((row) => row.id)).toEqual([1, 3]);
+  });
+
+  test("a transaction of statements with parameters is rolled back, and the same statements serve the next one", async () => {
+    const insert = (id: number, note: string) => sql`insert into thread_probe values (${id}, ${note})`;
+    const outcome = database.db.transaction().execute(async (trx) => {
+      await insert(20, "rolled back").execute(trx);
+      await insert(1, "duplicate").execute(trx);
+    });
+    expect((await failure(outcome)).code).toBe("23505");
+    await database.db.transaction().execute(async (trx) => {
+      await insert(21, "committed").execute(trx);
+    });
+    const { rows } = await sql<{ id: number }>`select id from thread_probe where id >= ${20} order by id`.execute(
+      database.db,
+    );
+    expect(rows.map((row) => row.id)).toEqual([21]);
   });
 
   test("a statement past its deadline undoes itself with the deadline's SQLSTATE", async () => {
