@@ -43,7 +43,6 @@ const envSchema = z.object({
   ADMISSION_MAX_LIMIT: integer(200, 1),
   ADMISSION_QUEUE_SIZE: integer(32),
   ADMISSION_QUEUE_WAIT_MS: integer(50),
-  ADMISSION_STANDING_QUEUE_WAIT_MS: integer(5),
   ADMISSION_MAX_LATENCY_MS: integer(250),
   ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
   ADMISSION_MAX_HEAP_USED_BYTES: integer(0),
@@ -111,7 +110,6 @@ export interface Config {
     };
     readonly queueSize: number;
     readonly queueWaitMs: number;
-    readonly standingQueueWaitMs: number;
     /** 0: not checked. */
     readonly maxEventLoopDelayMs: number;
     /** 0: 90 % of V8's heap limit. */
@@ -190,7 +188,6 @@ export function envToConfig(env: Env): Config {
       }),
       queueSize: e.ADMISSION_QUEUE_SIZE,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
-      standingQueueWaitMs: e.ADMISSION_STANDING_QUEUE_WAIT_MS,
       maxEventLoopDelayMs: e.ADMISSION_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.ADMISSION_MAX_HEAP_USED_BYTES,
     }),

@@ -4,16 +4,6 @@ import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurre
 // short bounded queue behind them, and a refusal at once for the rest. The
 // limit follows measured latency (concurrency-limit.ts); the process's own
 // pressure (event-loop delay, memory) refuses new work too.
-//
-// The queue absorbs a blip; in a lasting burst it is always full, and a
-// queued call mostly waits out its time to be refused anyway. So once the
-// queue has not been empty for STANDING_QUEUE_MS, a call joining it waits
-// `standingQueueWaitMs` instead of `queueWaitMs` (the adaptive queue timeout
-// of Facebook's "Fail at Scale", after CoDel): in a burst, refusals come
-// fast and the queue still hands a freed place to the next call.
-
-/** How long the queue must have stayed non-empty to count as standing. */
-export const STANDING_QUEUE_MS = 100;
 
 export type ShedReason = "limit" | "queue_timeout" | "pressure" | "deadline";
 
@@ -38,8 +28,6 @@ export interface AdmissionOptions {
   readonly limit: ConcurrencyLimitOptions;
   readonly queueSize: number;
   readonly queueWaitMs: number;
-  /** The wait of a call joining a standing queue (see above); at most `queueWaitMs`. */
-  readonly standingQueueWaitMs?: number;
   /** How long after the last refusal the instance still reports itself shedding. */
   readonly sheddingHoldMs?: number;
   /** Monotonic milliseconds; injectable so tests can move time. */
@@ -80,11 +68,6 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   let inFlight = 0;
   let admitted = 0;
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
-  /** When the queue last went from empty to non-empty; undefined while it is empty. */
-  let queueBusySince: number | undefined;
-  const standingWaitMs = Math.min(options.standingQueueWaitMs ?? options.queueWaitMs, options.queueWaitMs);
-  const waitOfNewcomer = () =>
-    queueBusySince !== undefined && now() - queueBusySince >= STANDING_QUEUE_MS ? standingWaitMs : options.queueWaitMs;
 
   const refuse = (reason: ShedReason): { readonly refused: ShedReason } => {
     refused[reason] += 1;
@@ -129,15 +112,13 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
           signal.removeEventListener("abort", onAbort);
           const index = queue.indexOf(waiter);
           if (index >= 0) queue.splice(index, 1);
-          if (queue.length === 0) queueBusySince = undefined;
           resolve(outcome());
         };
         // A caller whose deadline passed while it waited has left: its call is not started.
         const onAbort = () => leave(() => refuse("deadline"));
-        const timer = setTimeout(() => leave(() => refuse("queue_timeout")), waitOfNewcomer());
+        const timer = setTimeout(() => leave(() => refuse("queue_timeout")), options.queueWaitMs);
         const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant())) };
         signal.addEventListener("abort", onAbort, { once: true });
-        if (queue.length === 0) queueBusySince = now();
         queue.push(waiter);
       });
     },

@@ -1,11 +1,5 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, test } from "vitest";
-import {
-  type Admission,
-  type AdmissionOptions,
-  createAdmissionControl,
-  STANDING_QUEUE_MS,
-} from "../../src/guards/admission.ts";
+import { type Admission, type AdmissionOptions, createAdmissionControl } from "../../src/guards/admission.ts";
 import { createConcurrencyLimit } from "../../src/guards/concurrency-limit.ts";
 
 // The admission control and its limit on their own, with time moved by hand.
@@ -129,23 +123,6 @@ describe("admission", () => {
     await control.acquire(open());
     await control.acquire(open());
     expect(await control.acquire(open())).toEqual({ refused: "queue_timeout" });
-  });
-
-  test("once the queue has stood for a while a newcomer waits only the short wait; an emptied queue starts over", async () => {
-    const { control, advance } = controlWith({ queueSize: 3, queueWaitMs: 10_000, standingQueueWaitMs: 5 });
-    const first = permitOf(await control.acquire(open()));
-    const second = permitOf(await control.acquire(open()));
-    const early = control.acquire(open());
-    advance(STANDING_QUEUE_MS);
-    // Refused after 5 ms, not 10 s: the queue has not been empty since `early` joined it.
-    expect(await control.acquire(open())).toEqual({ refused: "queue_timeout" });
-    first.release();
-    permitOf(await early);
-    // The queue emptied: the next call to join it waits the full wait again.
-    const next = control.acquire(open());
-    await sleep(30);
-    second.release();
-    permitOf(await next);
   });
 
   test("a queued call whose deadline passes leaves the queue and is never started", async () => {
