@@ -3,7 +3,12 @@ import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurre
 // Admission control, one per instance: at most `limit` calls in flight, a
 // short bounded queue behind them, and a refusal at once for the rest. The
 // limit follows measured latency (concurrency-limit.ts); the process's own
-// pressure (event-loop delay, memory) refuses new work too.
+// pressure (event-loop delay, memory) refuses new work too. A limit learnt
+// in a burst may sit at its floor; once the instance has had nothing in
+// flight for IDLE_RESTART_MS it starts again from its initial value, so the
+// next burst at a quiet instance is not refused for the last one's sake.
+
+export const IDLE_RESTART_MS = 1000;
 
 export type ShedReason = "limit" | "queue_timeout" | "pressure" | "deadline";
 
@@ -68,6 +73,8 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   let inFlight = 0;
   let admitted = 0;
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
+  /** Since when nothing has been in flight; undefined while something is. */
+  let idleSince: number | undefined = now();
 
   const refuse = (reason: ShedReason): { readonly refused: ShedReason } => {
     refused[reason] += 1;
@@ -76,6 +83,8 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   };
   const grant = (): Admission => {
     const startedAt = now();
+    if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) limit.restart();
+    idleSince = undefined;
     const inFlightAtStart = ++inFlight;
     admitted += 1;
     let released = false;
@@ -85,6 +94,7 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
           if (released) return;
           released = true;
           inFlight -= 1;
+          if (inFlight === 0) idleSince = now();
           if (options.enabled && outcome?.pastDeadline) limit.drop();
           else if (options.enabled) limit.sample(now() - startedAt, inFlightAtStart);
           admitWaiting();

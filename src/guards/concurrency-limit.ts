@@ -32,6 +32,8 @@ export interface ConcurrencyLimit {
   sample(latencyMs: number, inFlight: number): void;
   /** A call that ran out of time: too many were let in, whatever the latency trend says. */
   drop(): void;
+  /** After a pause with nothing in flight: what was learnt under load is stale; start again from the initial limit. */
+  restart(): void;
 }
 
 export function createConcurrencyLimit(options: ConcurrencyLimitOptions): ConcurrencyLimit {
@@ -66,6 +68,11 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
     drop() {
       // Gradient2 ignores drops; under sustained overload its long-run latency drifts up with the queue.
       limit = clamp(limit * 0.9, min, max);
+    },
+    restart() {
+      limit = Math.max(limit, clamp(options.initial, min, max));
+      longMs = 0;
+      shortMs = 0;
     },
   };
 }

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { type Admission, type AdmissionOptions, createAdmissionControl } from "../../src/guards/admission.ts";
+import {
+  type Admission,
+  type AdmissionOptions,
+  createAdmissionControl,
+  IDLE_RESTART_MS,
+} from "../../src/guards/admission.ts";
 import { createConcurrencyLimit } from "../../src/guards/concurrency-limit.ts";
 
 // The admission control and its limit on their own, with time moved by hand.
@@ -63,6 +68,18 @@ describe("the concurrency limit", () => {
     const limit = createConcurrencyLimit({ initial: 10, min: 2, max: 100, maxLatencyMs: 250 });
     for (let i = 0; i < 200; i++) limit.sample(5, limit.value);
     expect(limit.value).toBe(100);
+  });
+
+  test("restarts from its initial value, never lower than it is", () => {
+    const shrunk = createConcurrencyLimit({ initial: 20, min: 5, max: 200 });
+    for (let i = 0; i < 50; i++) shrunk.drop();
+    expect(shrunk.value).toBe(5);
+    shrunk.restart();
+    expect(shrunk.value).toBe(20);
+    const grown = createConcurrencyLimit({ initial: 20, min: 5, max: 200 });
+    for (let i = 0; i < 200; i++) grown.sample(5, grown.value);
+    grown.restart();
+    expect(grown.value).toBe(200);
   });
 
   test("does not grow on calls that never filled half of it", () => {
@@ -148,6 +165,19 @@ describe("admission", () => {
     first.release();
     expect(await stale).toEqual({ refused: "deadline" });
     permitOf(await fresh);
+  });
+
+  test("a limit shrunk in a burst starts again from its initial value once nothing has been in flight for a while", async () => {
+    const { control, advance } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
+    for (let i = 0; i < 30; i++) permitOf(await control.acquire(open())).release({ pastDeadline: true });
+    expect(control.stats().limit).toBe(2);
+    advance(IDLE_RESTART_MS - 1);
+    const early = permitOf(await control.acquire(open()));
+    expect(control.stats().limit).toBe(2);
+    early.release({ pastDeadline: true });
+    advance(IDLE_RESTART_MS);
+    permitOf(await control.acquire(open()));
+    expect(control.stats().limit).toBe(10);
   });
 
   test("a call released past its deadline lowers the limit", async () => {
