@@ -29,6 +29,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     seconds: { type: "string", default: "5" },
     factor: { type: "string", default: "3" },
+    warmup: { type: "string", default: "5" },
     customers: { type: "string", default: "10000" },
   },
 });
@@ -39,6 +40,7 @@ const variants = [
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const factor = Number(values.factor);
+const warmupSeconds = Number(values.warmup);
 const customers = Number(values.customers);
 if (!process.env.DATABASE_URL) throw new Error("DATABASE_URL must name a PostgreSQL server");
 
@@ -94,6 +96,13 @@ try {
         for (const [via, make] of drivers) {
           const driver = make();
           try {
+            if (warmupSeconds > 0) {
+              await runClosedLoop(driver, workload, {
+                concurrency: 16,
+                durationSeconds: warmupSeconds,
+                warmupSeconds: 0,
+              });
+            }
             await runOpenLoop(driver, workload, { callsPerSecond: 0.5 * capacity, durationSeconds: 1 });
             const finish = service.monitor.begin();
             const burst = await runOpenLoop(driver, workload, {
