@@ -9,9 +9,10 @@ export const RETRY_AFTER_BUDGET_SECONDS = 1;
  * already sent. A cancelled statement, or one that reaches its deadline
  * check, answers within milliseconds; this bounds the wait when the database
  * itself has stopped answering (the outcome is then unknown: a retry with the
- * same call_id tells).
+ * same call_id tells), and when the call is still in a read that cannot be
+ * abandoned at once (the embedded database's one connection).
  */
-export const OUTCOME_WAIT_MS = 500;
+export const OUTCOME_WAIT_MS = 200;
 
 /**
  * Gives a call a time budget. A ringing phone cannot wait: when the budget
