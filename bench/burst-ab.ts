@@ -11,7 +11,7 @@ import { createRestDriver } from "./rest-load.ts";
 import { seedPopulation } from "./seed.ts";
 import { randomToken } from "./server-process.ts";
 import { createService } from "./service.ts";
-import { formatTable } from "./table.ts";
+import { fixed, formatTable } from "./table.ts";
 import { createWorkload } from "./workload.ts";
 
 // `npm run bench:burst-ab -- --a "ADMISSION_CONTROL=on" --b "ADMISSION_CONTROL=off"`:
@@ -169,10 +169,10 @@ process.stdout.write(
         r.variant,
         String(r.round),
         r.via,
-        fixed(r.goodput),
+        fixed(r.goodput, 1),
         String(r.refused),
-        fixed(r.refusalP99Ms),
-        fixed(r.acceptedP99Ms),
+        fixed(r.refusalP99Ms, 1),
+        fixed(r.acceptedP99Ms, 1),
         String(r.otherFailures),
         fixed(r.serverCpu, 0),
         fixed(r.serverWaits, 0),
@@ -189,9 +189,9 @@ process.stdout.write(
           return [
             v.name,
             via,
-            fixed(median(mine.map((r) => r.goodput))),
-            fixed(median(mine.map((r) => r.refusalP99Ms))),
-            fixed(median(mine.map((r) => r.acceptedP99Ms))),
+            fixed(median(mine.map((r) => r.goodput)), 1),
+            fixed(median(mine.map((r) => r.refusalP99Ms)), 1),
+            fixed(median(mine.map((r) => r.acceptedP99Ms)), 1),
             fixed(median(mine.map((r) => r.serverWaits)), 0),
           ];
         }),
@@ -202,11 +202,7 @@ process.stdout.write(
 );
 
 function describe(r: BurstRow): string {
-  return `goodput ${fixed(r.goodput)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms)} ms), accepted p99 ${fixed(r.acceptedP99Ms)} ms, server waits ${fixed(r.serverWaits, 0)} %`;
-}
-
-function fixed(value: number, digits = 1): string {
-  return Number.isFinite(value) ? value.toFixed(digits) : "-";
+  return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, server waits ${fixed(r.serverWaits, 0)} %`;
 }
 
 function median(values: readonly number[]): number {

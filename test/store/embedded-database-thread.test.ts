@@ -12,6 +12,7 @@ import { migrateToLatest } from "../../src/store/migrate.ts";
 import { createPgliteDialect } from "../../src/store/pglite-dialect.ts";
 import { PgliteThread } from "../../src/store/pglite-thread.ts";
 import { deadlineColumn, isRefusal, refuse } from "../../src/store/refusal.ts";
+import { statementFailure } from "../helpers/statement-failure.ts";
 
 // The embedded database on a thread of its own (EMBEDDED_DB_THREAD=worker, the
 // default) must look to the store exactly as PGlite on the main thread does:
@@ -22,15 +23,6 @@ const OPEN_TIMEOUT_MS = 180_000;
 
 function embedded(dataDir: string, thread: "worker" | "main"): Promise<Database> {
   return createDatabase(envToConfig({ DATA_DIR: dataDir, EMBEDDED_DB_THREAD: thread, LOG_LEVEL: "silent" }));
-}
-
-async function failure(work: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  const outcome = await work.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof Error)) throw new Error("expected the statement to fail");
-  return outcome as Error & Record<string, unknown>;
 }
 
 describe("a database on the worker thread", () => {
@@ -44,7 +36,7 @@ describe("a database on the worker thread", () => {
 
   test("a unique violation keeps its SQLSTATE, constraint, detail and message", async () => {
     await sql`insert into thread_probe values (1, 'first')`.execute(database.db);
-    const error = await failure(sql`insert into thread_probe values (1, 'again')`.execute(database.db));
+    const error = await statementFailure(sql`insert into thread_probe values (1, 'again')`.execute(database.db));
     expect(error).toMatchObject({
       code: "23505",
       constraint: "thread_probe_pkey",
@@ -60,7 +52,7 @@ describe("a database on the worker thread", () => {
     const insert = (id: number, note: string) => sql`insert into thread_probe values (${id}, ${note})`;
     await insert(10, "first").execute(database.db);
     for (const note of ["again", "and again"]) {
-      const error = await failure(insert(10, note).execute(database.db));
+      const error = await statementFailure(insert(10, note).execute(database.db));
       expect(error).toMatchObject({
         code: "23505",
         constraint: "thread_probe_pkey",
@@ -74,21 +66,21 @@ describe("a database on the worker thread", () => {
 
   test("a statement with parameters that failed runs once what it reads exists", async () => {
     const select = () => sql<{ id: number }>`select id from thread_later where id = ${1}`.execute(database.db);
-    expect((await failure(select())).code).toBe("42P01");
+    expect((await statementFailure(select())).code).toBe("42P01");
     await sql`create table thread_later (id int)`.execute(database.db);
     await sql`insert into thread_later values (${1})`.execute(database.db);
     expect((await select()).rows).toEqual([{ id: 1 }]);
   });
 
   test("a refusal raised by a statement is recognised by its own SQLSTATE", async () => {
-    const error = await failure(sql`select ${refuse("CC409", "taken")} as refused`.execute(database.db));
+    const error = await statementFailure(sql`select ${refuse("CC409", "taken")} as refused`.execute(database.db));
     expect(isRefusal(error, "CC409")).toBe(true);
     expect(isRefusal(error, "CC402")).toBe(false);
   });
 
   test("a serialization failure keeps SQLSTATE 40001", async () => {
     const raise = sql`do $$ begin raise exception 'could not serialize' using errcode = '40001'; end $$`;
-    const error = await failure(raise.execute(database.db));
+    const error = await statementFailure(raise.execute(database.db));
     expect(error.code).toBe("40001");
   });
 
@@ -97,7 +89,7 @@ describe("a database on the worker thread", () => {
       await sql`insert into thread_probe values (2, 'rolled back')`.execute(trx);
       await sql`insert into thread_probe values (1, 'duplicate')`.execute(trx);
     });
-    expect((await failure(outcome)).code).toBe("23505");
+    expect((await statementFailure(outcome)).code).toBe("23505");
     await database.db.transaction().execute(async (trx) => {
       await sql`insert into thread_probe values (3, 'committed')`.execute(trx);
     });
@@ -111,7 +103,7 @@ describe("a database on the worker thread", () => {
       await insert(20, "rolled back").execute(trx);
       await insert(1, "duplicate").execute(trx);
     });
-    expect((await failure(outcome)).code).toBe("23505");
+    expect((await statementFailure(outcome)).code).toBe("23505");
     await database.db.transaction().execute(async (trx) => {
       await insert(21, "committed").execute(trx);
     });
@@ -123,7 +115,7 @@ describe("a database on the worker thread", () => {
 
   test("a statement past its deadline undoes itself with the deadline's SQLSTATE", async () => {
     const late = sql`select ${deadlineColumn(Date.now() - 1000)} as checked`.execute(database.db);
-    expect(isRefusal(await failure(late), "CC408")).toBe(true);
+    expect(isRefusal(await statementFailure(late), "CC408")).toBe(true);
     const { rows } = await sql`select ${deadlineColumn(Date.now() + 60_000)} as checked`.execute(database.db);
     expect(rows).toEqual([{ checked: null }]);
   });
@@ -188,11 +180,15 @@ describe("a worker thread that dies", () => {
     const sent = thread.query("select pg_sleep(30)");
     await thread.worker.terminate();
 
-    for (const error of await Promise.all([failure(transaction), failure(queued), failure(sent)])) {
+    for (const error of await Promise.all([
+      statementFailure(transaction),
+      statementFailure(queued),
+      statementFailure(sent),
+    ])) {
       expect(error.message).toMatch(/^embedded database thread stopped: /);
       expect(isDatabaseUnavailable(error)).toBe(true);
     }
-    const later = await failure(sql`select 1`.execute(db));
+    const later = await statementFailure(sql`select 1`.execute(db));
     expect(isDatabaseUnavailable(later)).toBe(true);
     await db.destroy();
   });
@@ -212,7 +208,7 @@ describe("closing a worker-thread database on a data directory", () => {
       await thread.query("create table kept (id int primary key)");
       const writes = Array.from({ length: 50 }, (_, id) => thread.query("insert into kept values ($1)", [id]));
       const closed = thread.close();
-      const after = await failure(thread.query("select 1"));
+      const after = await statementFailure(thread.query("select 1"));
       expect(isDatabaseUnavailable(after)).toBe(true);
       expect((await Promise.all(writes)).map((result) => result.affectedRows)).toEqual(writes.map(() => 1));
       await closed;

@@ -1,21 +1,13 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { PreparingPglite } from "../../src/store/preparing-pglite.ts";
+import { statementFailure } from "../helpers/statement-failure.ts";
 
 // Statements with parameters are prepared once on the embedded database and
 // then run by name: the rows, errors and transactions must be those of
 // PGlite's own query(), and a statement that fails must not stay broken.
 
 const OPEN_TIMEOUT_MS = 180_000;
-
-async function failure(work: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  const outcome = await work.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(outcome instanceof Error)) throw new Error("expected the statement to fail");
-  return outcome as Error & Record<string, unknown>;
-}
 
 describe("statements prepared once on the embedded database", () => {
   let pglite: PGlite;
@@ -58,7 +50,7 @@ describe("statements prepared once on the embedded database", () => {
 
   test("a statement that fails to prepare leaves nothing behind and runs once its table exists", async () => {
     const select = "select id from missing where id = $1";
-    expect((await failure(statements.query(select, [1]))).code).toBe("42P01");
+    expect((await statementFailure(statements.query(select, [1]))).code).toBe("42P01");
     expect(statements.preparedCount).toBe(0);
     await pglite.query("create table missing (id int)");
     try {
@@ -73,14 +65,14 @@ describe("statements prepared once on the embedded database", () => {
     await statements.query("insert into notes values ($1, $2)", [1, "first"]);
     expect((await statements.query(select, [1])).rows).toEqual([{ id: 1, body: "first" }]);
     await pglite.query("alter table notes add column extra int");
-    expect((await failure(statements.query(select, [1]))).code).toBe("0A000");
+    expect((await statementFailure(statements.query(select, [1]))).code).toBe("0A000");
     expect((await statements.query(select, [1])).rows).toEqual([{ id: 1, body: "first", extra: null }]);
   });
 
   test("a prepared statement refused by the data keeps SQLSTATE, fields and message, and stays prepared", async () => {
     const insert = "insert into notes values ($1, $2)";
     await statements.query(insert, [1, "first"]);
-    const error = await failure(statements.query(insert, [1, "again"]));
+    const error = await statementFailure(statements.query(insert, [1, "again"]));
     expect(error).toMatchObject({
       code: "23505",
       constraint: "notes_pkey",
@@ -103,9 +95,9 @@ describe("statements prepared once on the embedded database", () => {
     expect((await statements.query(count, [0])).rows).toEqual([{ n: 0 }]);
 
     await statements.query("begin");
-    expect((await failure(statements.query("select 1 / $1::int", [0]))).code).toBe("22012");
-    expect((await failure(statements.query(insert, [2, "refused"]))).code).toBe("25P02");
-    expect((await failure(statements.query("select $1::int + 1", [1]))).code).toBe("25P02");
+    expect((await statementFailure(statements.query("select 1 / $1::int", [0]))).code).toBe("22012");
+    expect((await statementFailure(statements.query(insert, [2, "refused"]))).code).toBe("25P02");
+    expect((await statementFailure(statements.query("select $1::int + 1", [1]))).code).toBe("25P02");
     await statements.query("rollback");
 
     await statements.query("begin");
