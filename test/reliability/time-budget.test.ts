@@ -127,7 +127,7 @@ describe("a start whose statement gets past its lock wait after the deadline", (
   });
 });
 
-describe("a start whose commit is still under way when the budget runs out", () => {
+describe.each(TRANSPORTS)("a start over %s whose commit is still under way when the budget runs out", (via) => {
   test("is answered with what its statement did: 200 with its row, or 503 with nothing saved", async () => {
     const { accountId, apiKey } = await createAccountWithKey(server.url);
     const credits = await quotaOf(server.url, accountId);
@@ -141,7 +141,7 @@ describe("a start whose commit is still under way when the budget runs out", () 
       deferrable initially deferred for each row execute function slow_commit()`.execute(db);
     try {
       const callId = uniqueCallId("slow-commit");
-      const outcome = await calls.start("rest", apiKey, startBody(callId));
+      const outcome = await calls.start(via, apiKey, startBody(callId));
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from calls where call_id = ${callId}`.execute(
         db,
       );
