@@ -11,10 +11,17 @@ export interface AdmissionSamples {
   readonly queuedMax: number;
   /** Refusals between the first and the last sample, by reason (limit, queue_timeout, pressure, deadline). */
   readonly refusedByReason: Readonly<Record<string, number>>;
+  /** The largest p99 of the server's event-loop delay over one sampling interval (prom-client resets it per scrape). */
+  readonly loopDelayP99MaxMs: number;
 }
 
 const INTERVAL_MS = 250;
-const GAUGES = ["admission_limit", "admission_in_flight", "admission_queued"] as const;
+const GAUGES = [
+  "admission_limit",
+  "admission_in_flight",
+  "admission_queued",
+  "nodejs_eventloop_lag_p99_seconds",
+] as const;
 const REASONS = ["limit", "queue_timeout", "pressure", "deadline"] as const;
 
 type Sample = Record<(typeof GAUGES)[number], number> & { readonly refused: Record<string, number> };
@@ -40,6 +47,7 @@ export function sampleAdmission(baseUrl: string): () => Promise<AdmissionSamples
       limitMax: Math.max(...limits),
       inFlightMax: Math.max(...seen.map((s) => s.admission_in_flight)),
       queuedMax: Math.max(...seen.map((s) => s.admission_queued)),
+      loopDelayP99MaxMs: 1000 * Math.max(...seen.map((s) => s.nodejs_eventloop_lag_p99_seconds)),
       refusedByReason: Object.fromEntries(
         REASONS.map((reason) => [reason, (seen.at(-1)?.refused[reason] ?? 0) - (seen[0]?.refused[reason] ?? 0)]),
       ),

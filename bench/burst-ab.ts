@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { sampleAdmission } from "./admission-sampler.ts";
 import { createApiKeys } from "./api-keys.ts";
 import { createBenchDatabase } from "./bench-database.ts";
 import type { CallDriver } from "./call-driver.ts";
@@ -55,6 +56,10 @@ interface BurstRow {
   readonly otherFailures: number;
   readonly serverCpu: number;
   readonly serverWaits: number;
+  /** The worst p99 of the server's event-loop delay over a quarter second of the burst. */
+  readonly loopDelayMs: number;
+  /** How late the client itself sent starts (p99): a client too starved to keep its timetable shows here. */
+  readonly clientLagMs: number;
   readonly machineCpu: number;
 }
 
@@ -105,11 +110,13 @@ try {
             }
             await runOpenLoop(driver, workload, { callsPerSecond: 0.5 * capacity, durationSeconds: 1 });
             const finish = service.monitor.begin();
+            const sampled = sampleAdmission(service.url);
             const burst = await runOpenLoop(driver, workload, {
               callsPerSecond: factor * capacity,
               durationSeconds: seconds,
             });
             const usage = finish();
+            const admission = await sampled();
             const refused = burst.refusals?.count ?? 0;
             rows.push({
               variant: variant.name,
@@ -122,6 +129,8 @@ try {
               otherFailures: burst.start.errors - refused + burst.end.errors,
               serverCpu: usage.serverCpuPercent ?? Number.NaN,
               serverWaits: usage.serverRunQueueWaitPercent ?? Number.NaN,
+              loopDelayMs: admission?.loopDelayP99MaxMs ?? Number.NaN,
+              clientLagMs: burst.sendLag?.p99Ms ?? Number.NaN,
               machineCpu: usage.machineCpuPercent,
             });
             progress(`round ${round} ${variant.name} ${via}: ${describe(rows[rows.length - 1])}`);
@@ -163,6 +172,8 @@ process.stdout.write(
         "other failures",
         "server CPU",
         "server waits",
+        "loop delay",
+        "client lag",
         "machine CPU",
       ],
       rows.map((r) => [
@@ -176,9 +187,11 @@ process.stdout.write(
         String(r.otherFailures),
         fixed(r.serverCpu, 0),
         fixed(r.serverWaits, 0),
+        fixed(r.loopDelayMs, 0),
+        fixed(r.clientLagMs, 0),
         fixed(r.machineCpu, 0),
       ]),
-      "lllrrrrrrrr",
+      "lllrrrrrrrrrr",
     ) +
     "\n\nMedians\n" +
     formatTable(
@@ -202,7 +215,7 @@ process.stdout.write(
 );
 
 function describe(r: BurstRow): string {
-  return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, server waits ${fixed(r.serverWaits, 0)} %`;
+  return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, server waits ${fixed(r.serverWaits, 0)} %, loop delay ≤ ${fixed(r.loopDelayMs, 0)} ms, client lag ${fixed(r.clientLagMs, 0)} ms`;
 }
 
 function median(values: readonly number[]): number {

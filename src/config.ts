@@ -14,6 +14,7 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default("caller-context"),
   HOST: z.string().min(1).default("127.0.0.1"),
+  LISTEN_SOCKETS: z.coerce.number().int().min(1).max(64).default(16),
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
@@ -92,6 +93,8 @@ export interface Config {
   /** How long a start or an end may take before the client gets 503 and the work is abandoned. */
   readonly budgetMs: { readonly start: number; readonly end: number };
   readonly shutdownGraceMs: number;
+  /** Listening sockets sharing the port: how many new connections a turn of the event loop accepts. */
+  readonly listenSockets: number;
   /** How long start-up waits for the database before giving up; 0 waits for ever. */
   readonly startupDbWaitMs: number;
   readonly monthlyQuota: Readonly<Record<Tier, number>>;
@@ -175,6 +178,7 @@ export function envToConfig(env: Env): Config {
     authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
     budgetMs: Object.freeze({ start: e.START_BUDGET_MS, end: e.END_BUDGET_MS }),
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    listenSockets: e.LISTEN_SOCKETS,
     startupDbWaitMs: e.STARTUP_DB_WAIT_S * 1000,
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
     admission: Object.freeze({

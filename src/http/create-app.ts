@@ -74,6 +74,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
         keepAliveTimeoutMs: 72_000,
         maxHeaderSize: 16 * 1024,
         shutdownGraceMs: config.shutdownGraceMs,
+        listenSockets: config.listenSockets,
         h2Handler: grpcUnary,
       }) as unknown as http.Server,
   }) as unknown as FastifyInstance;

@@ -1,6 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { spreadOverListeners } from "./port-listeners.ts";
 
 // One plaintext port for HTTP/1.1 (REST, Connect) and h2c (gRPC). Each new
 // connection is routed by its first bytes: an HTTP/2 client starts with the
@@ -17,6 +18,8 @@ export interface OnePortServerOptions {
   readonly maxHeaderSize: number;
   /** Past this, close() destroys connections still open. */
   readonly shutdownGraceMs: number;
+  /** Listening sockets sharing the port, so that a burst of new connections is accepted quickly (port-listeners.ts). */
+  readonly listenSockets: number;
   /** Offered each HTTP/2 request first; returns true when it took it. */
   readonly h2Handler?: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => boolean;
 }
@@ -53,11 +56,12 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortSer
   // trailers), and a write held back until the previous one is acknowledged
   // meets the client's delayed ACK, adding tens of milliseconds to a call.
   // http.Server sets this for the sockets it accepts; this server accepts them.
-  const outer = net.createServer({ noDelay: true }, (socket) => {
+  const onConnection = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     routeBySniffing(socket, http1, h2, options.firstByteTimeoutMs);
-  });
+  };
+  const outer = net.createServer({ noDelay: true }, onConnection);
   // http.Server tracks its connections (for timeouts and closeIdleConnections)
   // only once it has seen 'listening'; it never listens itself.
   outer.on("listening", () => http1.emit("listening"));
@@ -99,6 +103,7 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortSer
       return outer;
     },
   });
+  spreadOverListeners(outer, { count: options.listenSockets, onConnection, noDelay: true });
   return outer;
 }
 
