@@ -30,6 +30,8 @@ export interface BurstResult {
   readonly acceptedStartP99Ms: number;
   /** Seconds from the end of the burst until the start p99 was back; undefined: not within the recovery window. */
   readonly recoverySeconds: number | undefined;
+  /** The start p99 of each second after the burst (a failed start counting as endless), to read a recovery by. */
+  readonly recoveryP99sMs: readonly number[];
   /** The server's admission gauges during the burst. */
   readonly admission?: AdmissionSamples;
 }
@@ -108,6 +110,11 @@ export async function overloadPhases(
         );
       }
       const recoveryFrom = await recovery;
+      const recovered = recoveryOf(starts, recoveryFrom, baseline);
+      progress(
+        `  start p99 per second after the burst: ${recovered.p99s.map((p) => (Number.isFinite(p) ? p.toFixed(0) : "failed")).join(", ")} ms ` +
+          `(recovered: ≤ ${(RECOVERED_WITHIN * baseline).toFixed(0)} ms)`,
+      );
       bursts.push({
         factor,
         offeredCallsPerSecond: factor * c,
@@ -116,7 +123,8 @@ export async function overloadPhases(
         failedOtherwise: burst.start.errors - (burst.refusals?.count ?? 0),
         refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
         acceptedStartP99Ms: burst.start.latency.p99Ms,
-        recoverySeconds: recoverySeconds(starts, recoveryFrom, baseline),
+        recoverySeconds: recovered.seconds,
+        recoveryP99sMs: recovered.p99s,
         admission,
       });
     }
@@ -140,26 +148,27 @@ export async function overloadPhases(
 
 /**
  * The start of the first one-second bucket from which every bucket's start p99
- * (a failed start counting as endless) stays within RECOVERED_WITHIN × baseline.
+ * (a failed start counting as endless) stays within RECOVERED_WITHIN × baseline,
+ * and each bucket's p99.
  */
-export function recoverySeconds(
+export function recoveryOf(
   starts: readonly { at: number; ms: number | undefined }[],
   from: number,
   baselineP99Ms: number,
-): number | undefined {
+): { readonly seconds: number | undefined; readonly p99s: number[] } {
   const buckets: ReturnType<typeof createLatencyRecorder>[] = [];
   for (const { at, ms } of starts) {
     const index = Math.max(0, Math.floor((at - from) / BUCKET_MS));
     buckets[index] ??= createLatencyRecorder();
     buckets[index].record(ms ?? Number.POSITIVE_INFINITY);
   }
+  const p99s = Array.from(buckets, (bucket) => bucket?.summary().p99Ms ?? Number.NaN);
   let recoveredFrom: number | undefined;
-  for (let i = buckets.length - 1; i >= 0; i--) {
-    const p99 = buckets[i]?.summary().p99Ms;
-    if (p99 !== undefined && !(p99 <= RECOVERED_WITHIN * baselineP99Ms)) break;
+  for (let i = p99s.length - 1; i >= 0; i--) {
+    if (!Number.isNaN(p99s[i]) && !(p99s[i] <= RECOVERED_WITHIN * baselineP99Ms)) break;
     recoveredFrom = i;
   }
-  return recoveredFrom === undefined ? undefined : (recoveredFrom * BUCKET_MS) / 1000;
+  return { seconds: recoveredFrom === undefined ? undefined : (recoveredFrom * BUCKET_MS) / 1000, p99s };
 }
 
 function sleep(ms: number): Promise<void> {

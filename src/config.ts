@@ -44,6 +44,7 @@ const envSchema = z.object({
   ADMISSION_MAX_LIMIT: integer(200, 1),
   ADMISSION_QUEUE_SIZE: integer(32),
   ADMISSION_QUEUE_WAIT_MS: integer(50),
+  ADMISSION_QUEUE_FORECAST: z.enum(["on", "off"]).default("on"),
   ADMISSION_MAX_LATENCY_MS: integer(250),
   ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
   ADMISSION_MAX_HEAP_USED_BYTES: integer(0),
@@ -113,6 +114,8 @@ export interface Config {
     };
     readonly queueSize: number;
     readonly queueWaitMs: number;
+    /** Refuse at once a call that would wait in the queue longer than it may; off for an A/B. */
+    readonly forecastQueueWait: boolean;
     /** 0: not checked. */
     readonly maxEventLoopDelayMs: number;
     /** 0: 90 % of V8's heap limit. */
@@ -192,6 +195,7 @@ export function envToConfig(env: Env): Config {
       }),
       queueSize: e.ADMISSION_QUEUE_SIZE,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
+      forecastQueueWait: e.ADMISSION_QUEUE_FORECAST === "on",
       maxEventLoopDelayMs: e.ADMISSION_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.ADMISSION_MAX_HEAP_USED_BYTES,
     }),

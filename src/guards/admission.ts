@@ -7,8 +7,16 @@ import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurre
 // in a burst may sit at its floor; once the instance has had nothing in
 // flight for IDLE_RESTART_MS it starts again from its initial value, so the
 // next burst at a quiet instance is not refused for the last one's sake.
+//
+// The queue is for short waits. Under a lasting burst a queue of 32 that
+// lets in a handful of calls per wait would only delay most of its refusals
+// by the full wait; so a call that would join behind more calls than the
+// queue lets in within its wait (judged by how fast places went to queued
+// calls lately) is refused at once, before its body is even read.
 
 export const IDLE_RESTART_MS = 1000;
+/** Weight of each new interval between places given to queued calls. */
+const DRAIN_SMOOTHING = 0.2;
 
 export type ShedReason = "limit" | "queue_timeout" | "pressure" | "deadline";
 
@@ -39,6 +47,8 @@ export interface AdmissionOptions {
   readonly now?: () => number;
   /** Why the process should take no new work now, if it should not. */
   readonly pressure?: () => string | undefined;
+  /** Off: every call that finds a place in the queue waits in it (for comparisons). */
+  readonly forecastQueueWait?: boolean;
 }
 
 export interface AdmissionControl {
@@ -75,6 +85,26 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
   /** Since when nothing has been in flight; undefined while something is. */
   let idleSince: number | undefined = now();
+  /** Smoothed milliseconds between places given to the queue's head; undefined: no queue seen yet. */
+  let drainIntervalMs: number | undefined;
+  /** Since when the queue's head has waited for a place; undefined while the queue is empty. */
+  let headWaitingSince: number | undefined;
+
+  /** The queue's head got a place or gave up waiting: one interval of how fast the queue drains. */
+  const noteDrain = () => {
+    const at = now();
+    if (headWaitingSince !== undefined) {
+      const interval = Math.min(at - headWaitingSince, options.queueWaitMs);
+      drainIntervalMs =
+        drainIntervalMs === undefined ? interval : drainIntervalMs + DRAIN_SMOOTHING * (interval - drainIntervalMs);
+    }
+    headWaitingSince = queue.length > 0 ? at : undefined;
+  };
+  /** A call that would be `position`th in the queue would wait longer than the queue lets it. */
+  const wouldOutwait = (position: number) =>
+    options.forecastQueueWait !== false &&
+    drainIntervalMs !== undefined &&
+    position * drainIntervalMs > options.queueWaitMs;
 
   const refuse = (reason: ShedReason): { readonly refused: ShedReason } => {
     refused[reason] += 1;
@@ -83,7 +113,10 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   };
   const grant = (): Admission => {
     const startedAt = now();
-    if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) limit.restart();
+    if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) {
+      limit.restart();
+      drainIntervalMs = undefined;
+    }
     idleSince = undefined;
     const inFlightAtStart = ++inFlight;
     admitted += 1;
@@ -115,27 +148,31 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
       if (finishes) return Promise.resolve(grant());
       if (options.pressure?.() !== undefined) return Promise.resolve(refuse("pressure"));
       if (inFlight < limit.value && queue.length === 0) return Promise.resolve(grant());
-      if (queue.length >= options.queueSize) return Promise.resolve(refuse("limit"));
+      if (queue.length >= options.queueSize || wouldOutwait(queue.length + 1)) return Promise.resolve(refuse("limit"));
       return new Promise<Admission>((resolve) => {
-        const leave = (outcome: () => Admission) => {
+        const leave = (outcome: () => Admission, drained: boolean) => {
           clearTimeout(timer);
           signal.removeEventListener("abort", onAbort);
           const index = queue.indexOf(waiter);
           if (index >= 0) queue.splice(index, 1);
+          if (drained) noteDrain();
+          else if (queue.length === 0) headWaitingSince = undefined;
           resolve(outcome());
         };
         // A caller whose deadline passed while it waited has left: its call is not started.
-        const onAbort = () => leave(() => refuse("deadline"));
-        const timer = setTimeout(() => leave(() => refuse("queue_timeout")), options.queueWaitMs);
-        const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant())) };
+        const onAbort = () => leave(() => refuse("deadline"), false);
+        const timer = setTimeout(() => leave(() => refuse("queue_timeout"), true), options.queueWaitMs);
+        const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant()), true) };
         signal.addEventListener("abort", onAbort, { once: true });
+        if (queue.length === 0) headWaitingSince = now();
         queue.push(waiter);
       });
     },
     refuseEarly() {
       if (!options.enabled) return undefined;
       if (options.pressure?.() !== undefined) return refuse("pressure").refused;
-      if (inFlight >= limit.value && queue.length >= options.queueSize) return refuse("limit").refused;
+      const queueFull = queue.length >= options.queueSize || wouldOutwait(queue.length + 1);
+      if (inFlight >= limit.value && queueFull) return refuse("limit").refused;
       return undefined;
     },
     shedding() {

@@ -129,6 +129,52 @@ describe("admission", () => {
     expect(control.stats()).toMatchObject({ inFlight: 2, queued: 1, refused: { limit: 1 } });
   });
 
+  test("a call that would wait in the queue longer than it may is refused at once, early too", async () => {
+    const { control, advance } = controlWith({ queueSize: 4, queueWaitMs: 20 });
+    const first = permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(open()));
+    // Nothing learnt yet: the queue takes calls up to its size.
+    const head = control.acquire(open());
+    void control.acquire(open());
+    advance(15);
+    first.release(); // the head got a place after 15 ms
+    permitOf(await head);
+    // One call ahead, a place every 15 ms: a second would wait 30 ms of its 20.
+    expect(control.stats()).toMatchObject({ inFlight: 2, queued: 1 });
+    expect(control.refuseEarly()).toBe("limit");
+    expect(await control.acquire(open())).toEqual({ refused: "limit" });
+    expect(control.stats()).toMatchObject({ queued: 1, refused: { limit: 2, queue_timeout: 0 } });
+  });
+
+  test("with the forecast off, the queue takes calls up to its size whatever it drains at", async () => {
+    const { control, advance } = controlWith({ queueSize: 4, queueWaitMs: 20, forecastQueueWait: false });
+    const first = permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(open()));
+    const head = control.acquire(open());
+    void control.acquire(open());
+    advance(15);
+    first.release();
+    permitOf(await head);
+    expect(control.refuseEarly()).toBeUndefined();
+    void control.acquire(open());
+    expect(control.stats()).toMatchObject({ queued: 2, refused: { limit: 0 } });
+  });
+
+  test("a queue that drains fast enough keeps taking calls up to its size", async () => {
+    const { control, advance } = controlWith({ queueSize: 3, queueWaitMs: 20 });
+    const first = permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(open()));
+    const head = control.acquire(open());
+    advance(5);
+    first.release(); // a place every 5 ms
+    permitOf(await head);
+    void control.acquire(open());
+    void control.acquire(open());
+    void control.acquire(open());
+    expect(control.stats()).toMatchObject({ queued: 3, refused: { limit: 0 } });
+    expect(await control.acquire(open())).toEqual({ refused: "limit" });
+  });
+
   test("with admission off there is no early refusal", async () => {
     const { control } = controlWith({ enabled: false, queueSize: 0 });
     for (let i = 0; i < 5; i++) await control.acquire(open());
