@@ -13,8 +13,10 @@ import type { Workload } from "./workload.ts";
 // at once by 0.5 × C again to time the recovery.
 
 export const BURST_FACTORS = [1.5, 3] as const;
-/** Recovered: the start p99 of every later second within this factor of its value at 0.5 × C. */
+/** Recovered: the start p99 of the rest of the window within this factor of its value at 0.5 × C. */
 const RECOVERED_WITHIN = 1.2;
+/** The fewest seconds of calls a recovery is judged on: one second's p99 (70 starts at 0.5 × C) is its worst one. */
+const JUDGED_OVER_BUCKETS = 2;
 const BUCKET_MS = 1000;
 
 export interface BurstResult {
@@ -147,28 +149,35 @@ export async function overloadPhases(
 }
 
 /**
- * The start of the first one-second bucket from which every bucket's start p99
- * (a failed start counting as endless) stays within RECOVERED_WITHIN × baseline,
- * and each bucket's p99.
+ * The start of the first one-second bucket from which the starts up to the end
+ * of the window (at least JUDGED_OVER_BUCKETS seconds of them; a failed start
+ * counting as endless) have a p99 within RECOVERED_WITHIN × baseline, the same
+ * statistic over as many calls as the baseline's; and each second's own p99.
  */
 export function recoveryOf(
   starts: readonly { at: number; ms: number | undefined }[],
   from: number,
   baselineP99Ms: number,
 ): { readonly seconds: number | undefined; readonly p99s: number[] } {
-  const buckets: ReturnType<typeof createLatencyRecorder>[] = [];
+  const buckets: number[][] = [];
   for (const { at, ms } of starts) {
     const index = Math.max(0, Math.floor((at - from) / BUCKET_MS));
-    buckets[index] ??= createLatencyRecorder();
-    buckets[index].record(ms ?? Number.POSITIVE_INFINITY);
+    buckets[index] ??= [];
+    buckets[index].push(ms ?? Number.POSITIVE_INFINITY);
   }
-  const p99s = Array.from(buckets, (bucket) => bucket?.summary().p99Ms ?? Number.NaN);
-  let recoveredFrom: number | undefined;
-  for (let i = p99s.length - 1; i >= 0; i--) {
-    if (!Number.isNaN(p99s[i]) && !(p99s[i] <= RECOVERED_WITHIN * baselineP99Ms)) break;
-    recoveredFrom = i;
+  const p99Of = (values: readonly number[]) => {
+    const recorder = createLatencyRecorder();
+    for (const value of values) recorder.record(value);
+    return recorder.summary().p99Ms;
+  };
+  const p99s = Array.from(buckets, (bucket) => (bucket === undefined ? Number.NaN : p99Of(bucket)));
+  for (let i = 0; i + JUDGED_OVER_BUCKETS <= buckets.length; i++) {
+    const rest = buckets.slice(i).flatMap((bucket) => bucket ?? []);
+    if (rest.length > 0 && p99Of(rest) <= RECOVERED_WITHIN * baselineP99Ms) {
+      return { seconds: (i * BUCKET_MS) / 1000, p99s };
+    }
   }
-  return { seconds: recoveredFrom === undefined ? undefined : (recoveredFrom * BUCKET_MS) / 1000, p99s };
+  return { seconds: undefined, p99s };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cpuPerCall } from "../../bench/cpu-per-call.ts";
 import { loadPoints } from "../../bench/load-points.ts";
+import { recoveryOf } from "../../bench/overload-phases.ts";
 import { parseTps } from "../../bench/pgbench-anchor.ts";
 import { DIALLED_NUMBERS } from "../../bench/population.ts";
 import { checkScaleOut } from "../../bench/targets.ts";
@@ -72,5 +73,48 @@ describe("simulated calls", () => {
     expect(customersOf(workload)).toBe(100);
     const known = Array.from({ length: 500 }, () => workload.next().ani).filter((ani) => grown.includes(ani));
     expect(known.length).toBeGreaterThan(0);
+  });
+});
+
+describe("recovery after a burst", () => {
+  /** 70 starts a second for `seconds`, each second's latencies from `msOf(second, n)`. */
+  const startsOver = (seconds: number, msOf: (second: number, n: number) => number | undefined) =>
+    Array.from({ length: seconds * 70 }, (_, i) => ({
+      at: Math.floor(i / 70) * 1000 + (i % 70) * 14,
+      ms: msOf(Math.floor(i / 70), i % 70),
+    }));
+
+  it("counts from the first second after which the starts' p99 is back within 20 % of the baseline", () => {
+    const starts = startsOver(5, (second, n) => (second < 2 ? 400 : n === 0 && second === 4 ? 70 : 40));
+    const { seconds, p99s } = recoveryOf(starts, 0, 50);
+    expect(seconds).toBe(2);
+    expect(p99s).toEqual([400, 400, 40, 40, 70]); // the last second alone: its one slow start is its p99
+  });
+
+  it("one slow start in the last second does not undo a recovery; a slow last two seconds does", () => {
+    expect(
+      recoveryOf(
+        startsOver(5, (second, n) => (second === 4 && n === 0 ? 900 : 40)),
+        0,
+        50,
+      ).seconds,
+    ).toBe(0);
+    expect(
+      recoveryOf(
+        startsOver(5, (second) => (second >= 3 ? 900 : 40)),
+        0,
+        50,
+      ).seconds,
+    ).toBeUndefined();
+  });
+
+  it("a failed start counts as endless", () => {
+    expect(
+      recoveryOf(
+        startsOver(5, (_, n) => (n < 5 ? undefined : 40)),
+        0,
+        50,
+      ).seconds,
+    ).toBeUndefined();
   });
 });
