@@ -75,6 +75,7 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
         maxHeaderSize: 16 * 1024,
         shutdownGraceMs: config.shutdownGraceMs,
         listenSockets: config.listenSockets,
+        onListenerError: (error) => app.log.warn({ err: error }, "an extra listening socket could not listen"),
         h2Handler: grpcUnary,
       }) as unknown as http.Server,
   }) as unknown as FastifyInstance;

@@ -20,6 +20,8 @@ export interface OnePortServerOptions {
   readonly shutdownGraceMs: number;
   /** Listening sockets sharing the port, so that a burst of new connections is accepted quickly (port-listeners.ts). */
   readonly listenSockets: number;
+  /** Told when one of the extra listening sockets cannot listen. */
+  readonly onListenerError: (error: Error) => void;
   /** Offered each HTTP/2 request first; returns true when it took it. */
   readonly h2Handler?: (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => boolean;
 }
@@ -77,33 +79,41 @@ export function createOnePortServer(handler: RequestHandler, options: OnePortSer
     handler(req, res);
   });
 
-  let closing = false;
+  const extra = spreadOverListeners(outer, {
+    count: options.listenSockets,
+    onConnection,
+    noDelay: true,
+    onListenerError: options.onListenerError,
+  });
   const closeIdle = () => {
     http1.closeIdleConnections();
     for (const session of sessions) session.close();
   };
   const close = outer.close.bind(outer);
+  /** Settles once every listening socket has closed and every connection has ended; undefined until close(). */
+  let closed: Promise<Error | undefined> | undefined;
   Object.assign(outer, {
     closeIdleConnections: closeIdle,
     close(callback?: (error?: Error) => void) {
-      if (closing) return outer;
-      closing = true;
-      close(callback);
-      closeIdle();
-      // Connections busy at close become idle when their response is sent;
-      // keep closing them, and destroy what is still open after the grace period.
-      const sweep = setInterval(closeIdle, 50);
-      const deadline = setTimeout(() => {
-        for (const socket of sockets) socket.destroy();
-      }, options.shutdownGraceMs);
-      outer.once("close", () => {
-        clearInterval(sweep);
-        clearTimeout(deadline);
-      });
+      if (closed === undefined) {
+        const own = new Promise<Error | undefined>((resolve) => close((error) => resolve(error)));
+        closeIdle();
+        // Connections busy at close become idle when their response is sent;
+        // keep closing them, and destroy what is still open after the grace period.
+        const sweep = setInterval(closeIdle, 50);
+        const deadline = setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, options.shutdownGraceMs);
+        closed = Promise.all([own, extra.close()]).then(([error]) => {
+          clearInterval(sweep);
+          clearTimeout(deadline);
+          return error;
+        });
+      }
+      void closed.then((error) => callback?.(error));
       return outer;
     },
   });
-  spreadOverListeners(outer, { count: options.listenSockets, onConnection, noDelay: true });
   return outer;
 }
 

@@ -1,17 +1,8 @@
 import net from "node:net";
 
-// Node accepts one connection per listening socket per turn of the event loop
-// (libuv pull request 3696, "don't accept() connections in a loop"). When a
-// busy loop turns 30 times a second and a client
-// opens 200 connections at once (a connection pool growing in a burst), the
-// last of them waits seconds in the kernel's accept queue with its request
-// already sent, and even a refusal reaches it late. Several listening sockets
-// on the one port (SO_REUSEPORT; the kernel spreads new connections over
-// them) accept that many connections per turn.
-//
-// SO_REUSEPORT would also let a second process bind the port and silently
-// share it. Before listening, the port is bound once without it: a port
-// already taken, by anything, fails with EADDRINUSE as a single socket would.
+// Several listening sockets on one port (SO_REUSEPORT): Node accepts one
+// connection per listening socket per turn of the event loop, too few for a
+// client pool that grows in a burst. Why, and what it costs: docs/operations.md, Overload.
 
 export interface PortListenerOptions {
   /** Listening sockets on the port, 1 for a plain single socket. */
@@ -19,50 +10,58 @@ export interface PortListenerOptions {
   /** Handles every accepted connection, whichever socket accepted it. */
   readonly onConnection: (socket: net.Socket) => void;
   readonly noDelay: boolean;
+  /** Told when one of the extra sockets cannot listen (the port is then served by fewer). */
+  readonly onListenerError: (error: Error) => void;
+}
+
+export interface ExtraListeners {
+  /** Closes the extra sockets; settles once each has closed and its connections have ended. */
+  close(): Promise<void>;
 }
 
 /**
- * Makes `server.listen` open `count` sockets on the port it is given (the
- * server's own and count - 1 more) and `server.close` close them all. Only
- * `listen(options)` with a TCP port is spread; anything else listens as usual.
+ * Makes `server.listen(options)` with a TCP port bind the port once unshared
+ * (so a port in use fails with EADDRINUSE as a single socket would), then
+ * listen on it shared, and open count - 1 more sockets on it. The server's
+ * own close() leaves the extra sockets to the returned handle.
  */
-export function spreadOverListeners(server: net.Server, options: PortListenerOptions): void {
-  if (options.count <= 1) return;
+export function spreadOverListeners(server: net.Server, options: PortListenerOptions): ExtraListeners {
   const extra: net.Server[] = [];
-  const listen = server.listen.bind(server) as (options: net.ListenOptions) => net.Server;
-  const close = server.close.bind(server);
+  let closed = false;
+  const close = async () => {
+    closed = true;
+    await Promise.all(
+      extra.splice(0).map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
+    );
+  };
+  if (options.count <= 1) return { close };
 
+  const listen = server.listen.bind(server) as (...args: unknown[]) => net.Server;
   server.listen = ((...args: unknown[]) => {
-    const [listenOptions] = args;
-    if (typeof listenOptions !== "object" || listenOptions === null || !("port" in listenOptions)) {
-      return (listen as (...a: unknown[]) => net.Server)(...args);
-    }
-    const wanted = listenOptions as net.ListenOptions;
+    const [wanted] = args;
+    if (typeof wanted !== "object" || wanted === null || !("port" in wanted)) return listen(...args);
+    const { port, host, ipv6Only } = wanted as net.ListenOptions;
     const check = net.createServer();
     check.once("error", (error) => server.emit("error", error));
-    check.listen({ port: wanted.port, host: wanted.host, ipv6Only: wanted.ipv6Only, exclusive: true }, () => {
-      const { port } = check.address() as net.AddressInfo;
+    check.listen({ port, host, ipv6Only, exclusive: true }, () => {
+      const bound = (check.address() as net.AddressInfo).port;
       check.close(() => {
+        if (closed) return;
         server.once("listening", () => {
-          for (let n = 1; n < options.count; n++) {
+          for (let n = 1; n < options.count && !closed; n++) {
             const listener = net.createServer({ noDelay: options.noDelay }, options.onConnection);
-            // The first socket already holds the port; one more that fails only accepts less.
-            listener.on("error", () => listener.close());
-            listener.listen({ ...wanted, port, reusePort: true });
+            listener.on("error", (error) => {
+              options.onListenerError(error);
+              listener.close();
+            });
+            listener.listen({ ...(wanted as net.ListenOptions), port: bound, reusePort: true });
             extra.push(listener);
           }
         });
-        listen({ ...wanted, port, reusePort: true });
+        listen({ ...(wanted as net.ListenOptions), port: bound, reusePort: true });
       });
     });
     return server;
   }) as typeof server.listen;
-
-  // Closed when every socket is: each one's close waits for the connections it accepted.
-  server.close = ((callback?: (error?: Error) => void) => {
-    const others = extra.splice(0).map((listener) => new Promise<void>((resolve) => listener.close(() => resolve())));
-    return close((error) => {
-      void Promise.all(others).then(() => callback?.(error));
-    });
-  }) as typeof server.close;
+  return { close };
 }
