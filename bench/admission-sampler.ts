@@ -9,22 +9,21 @@ export interface AdmissionSamples {
   readonly limitMax: number;
   readonly inFlightMax: number;
   readonly queuedMax: number;
-  /** Refusals between the first and the last sample, by reason (limit, queue_timeout, pressure, deadline). */
+  /** Refusals between the first and the last sample, by reason (limit, queue_forecast, queue_timeout, pressure, deadline). */
   readonly refusedByReason: Readonly<Record<string, number>>;
   /** The largest p99 of the server's event-loop delay over one sampling interval (prom-client resets it per scrape). */
   readonly loopDelayP99MaxMs: number;
 }
 
 const INTERVAL_MS = 250;
-const GAUGES = [
-  "admission_limit",
-  "admission_in_flight",
-  "admission_queued",
-  "nodejs_eventloop_lag_p99_seconds",
-] as const;
-const REASONS = ["limit", "queue_timeout", "pressure", "deadline"] as const;
+const GAUGES = ["admission_limit", "admission_in_flight", "admission_queued"] as const;
+/** prom-client's event-loop delay over the interval since the last scrape; NaN where a server has none. */
+const LOOP_DELAY = "nodejs_eventloop_lag_p99_seconds";
+const REASONS = ["limit", "queue_forecast", "queue_timeout", "pressure", "deadline"] as const;
 
-type Sample = Record<(typeof GAUGES)[number], number> & { readonly refused: Record<string, number> };
+type Sample = Record<(typeof GAUGES)[number] | typeof LOOP_DELAY, number> & {
+  readonly refused: Record<string, number>;
+};
 
 /** Starts sampling; the function it returns stops and summarises (undefined when no scrape answered). */
 export function sampleAdmission(baseUrl: string): () => Promise<AdmissionSamples | undefined> {
@@ -47,7 +46,7 @@ export function sampleAdmission(baseUrl: string): () => Promise<AdmissionSamples
       limitMax: Math.max(...limits),
       inFlightMax: Math.max(...seen.map((s) => s.admission_in_flight)),
       queuedMax: Math.max(...seen.map((s) => s.admission_queued)),
-      loopDelayP99MaxMs: 1000 * Math.max(...seen.map((s) => s.nodejs_eventloop_lag_p99_seconds)),
+      loopDelayP99MaxMs: 1000 * Math.max(...seen.map((s) => s[LOOP_DELAY])),
       refusedByReason: Object.fromEntries(
         REASONS.map((reason) => [reason, (seen.at(-1)?.refused[reason] ?? 0) - (seen[0]?.refused[reason] ?? 0)]),
       ),
@@ -64,6 +63,7 @@ async function scrape(baseUrl: string): Promise<Sample | undefined> {
       if (match === null) return undefined;
       values[name] = Number(match[1]);
     }
+    values[LOOP_DELAY] = Number(new RegExp(`^${LOOP_DELAY} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
     for (const reason of REASONS) {
       const match = new RegExp(`^admission_refusals_total\\{reason="${reason}"\\} (\\S+)$`, "m").exec(text);
       values.refused[reason] = match === null ? 0 : Number(match[1]);

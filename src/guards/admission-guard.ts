@@ -10,6 +10,7 @@ export const RETRY_AFTER_SHED_SECONDS = 1;
 
 const MESSAGES: Record<ShedReason, string> = {
   limit: "Too many calls in flight; proceed without context and retry later",
+  queue_forecast: "Too many calls in flight; proceed without context and retry later",
   queue_timeout: "Too many calls in flight; proceed without context and retry later",
   pressure: "The service is overloaded; proceed without context and retry later",
   deadline: "The deadline passed before the call could start; nothing was done",

@@ -7,18 +7,14 @@ import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurre
 // in a burst may sit at its floor; once the instance has had nothing in
 // flight for IDLE_RESTART_MS it starts again from its initial value, so the
 // next burst at a quiet instance is not refused for the last one's sake.
-//
-// The queue is for short waits. Under a lasting burst a queue of 32 that
-// lets in a handful of calls per wait would only delay most of its refusals
-// by the full wait; so a call that would join behind more calls than the
-// queue lets in within its wait (judged by how fast places went to queued
-// calls lately) is refused at once, before its body is even read.
+// A call that would wait in the queue longer than it may is refused at once
+// ("queue_forecast"; docs/operations.md, Overload).
 
 export const IDLE_RESTART_MS = 1000;
-/** Weight of each new interval between places given to queued calls. */
+/** Weight of each new interval between places given to queued calls (a wait that ran out counts as one). */
 const DRAIN_SMOOTHING = 0.2;
 
-export type ShedReason = "limit" | "queue_timeout" | "pressure" | "deadline";
+export type ShedReason = "limit" | "queue_forecast" | "queue_timeout" | "pressure" | "deadline";
 
 export interface Permit {
   /** Ends the call's hold on the limit; its latency is a sample of the limit, a call past its deadline a drop. */
@@ -79,32 +75,57 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   const holdMs = options.sheddingHoldMs ?? 2000;
   const limit = createConcurrencyLimit(options.limit);
   const queue: Waiter[] = [];
-  const refused: Record<ShedReason, number> = { limit: 0, queue_timeout: 0, pressure: 0, deadline: 0 };
+  const refused: Record<ShedReason, number> = {
+    limit: 0,
+    queue_forecast: 0,
+    queue_timeout: 0,
+    pressure: 0,
+    deadline: 0,
+  };
   let inFlight = 0;
   let admitted = 0;
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
   /** Since when nothing has been in flight; undefined while something is. */
   let idleSince: number | undefined = now();
-  /** Smoothed milliseconds between places given to the queue's head; undefined: no queue seen yet. */
+  /** Smoothed milliseconds between places given to queued calls; undefined: nothing learnt (lately). */
   let drainIntervalMs: number | undefined;
-  /** Since when the queue's head has waited for a place; undefined while the queue is empty. */
-  let headWaitingSince: number | undefined;
+  /** Since the last place given to a queued call, or since the queue formed; undefined while it is empty. */
+  let placeClockFrom: number | undefined;
+  let queueEmptySince = now();
 
-  /** The queue's head got a place or gave up waiting: one interval of how fast the queue drains. */
-  const noteDrain = () => {
+  const learnInterval = (interval: number) => {
+    const ms = Math.min(interval, options.queueWaitMs);
+    drainIntervalMs = drainIntervalMs === undefined ? ms : drainIntervalMs + DRAIN_SMOOTHING * (ms - drainIntervalMs);
+  };
+  /** A queued call leaves: with a place, after its whole wait, or because its caller left. */
+  const noteLeaving = (how: "place" | "wait_ran_out" | "left") => {
     const at = now();
-    if (headWaitingSince !== undefined) {
-      const interval = Math.min(at - headWaitingSince, options.queueWaitMs);
-      drainIntervalMs =
-        drainIntervalMs === undefined ? interval : drainIntervalMs + DRAIN_SMOOTHING * (interval - drainIntervalMs);
+    if (how === "place" && placeClockFrom !== undefined) {
+      learnInterval(at - placeClockFrom);
+      placeClockFrom = at;
     }
-    headWaitingSince = queue.length > 0 ? at : undefined;
+    // The queue waited a whole wait for no place; the clock runs on to the next place.
+    if (how === "wait_ran_out") learnInterval(options.queueWaitMs);
+    if (queue.length === 0) {
+      placeClockFrom = undefined;
+      queueEmptySince = at;
+    }
+  };
+  const noteJoining = () => {
+    if (queue.length > 0) return;
+    const at = now();
+    // What was learnt in an earlier burst says nothing about this one.
+    if (at - queueEmptySince >= IDLE_RESTART_MS) drainIntervalMs = undefined;
+    placeClockFrom = at;
   };
   /** A call that would be `position`th in the queue would wait longer than the queue lets it. */
-  const wouldOutwait = (position: number) =>
-    options.forecastQueueWait !== false &&
-    drainIntervalMs !== undefined &&
-    position * drainIntervalMs > options.queueWaitMs;
+  const wouldOutwait = (position: number) => {
+    if (options.forecastQueueWait === false) return false;
+    // A queue that has waited long for its next place drains at most that fast.
+    const waitedMs = placeClockFrom === undefined ? 0 : now() - placeClockFrom;
+    const intervalMs = Math.max(drainIntervalMs ?? 0, waitedMs);
+    return position * intervalMs > options.queueWaitMs;
+  };
 
   const refuse = (reason: ShedReason): { readonly refused: ShedReason } => {
     refused[reason] += 1;
@@ -113,10 +134,7 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   };
   const grant = (): Admission => {
     const startedAt = now();
-    if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) {
-      limit.restart();
-      drainIntervalMs = undefined;
-    }
+    if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) limit.restart();
     idleSince = undefined;
     const inFlightAtStart = ++inFlight;
     admitted += 1;
@@ -148,31 +166,32 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
       if (finishes) return Promise.resolve(grant());
       if (options.pressure?.() !== undefined) return Promise.resolve(refuse("pressure"));
       if (inFlight < limit.value && queue.length === 0) return Promise.resolve(grant());
-      if (queue.length >= options.queueSize || wouldOutwait(queue.length + 1)) return Promise.resolve(refuse("limit"));
+      if (queue.length >= options.queueSize) return Promise.resolve(refuse("limit"));
+      if (wouldOutwait(queue.length + 1)) return Promise.resolve(refuse("queue_forecast"));
       return new Promise<Admission>((resolve) => {
-        const leave = (outcome: () => Admission, drained: boolean) => {
+        const leave = (outcome: () => Admission, how: "place" | "wait_ran_out" | "left") => {
           clearTimeout(timer);
           signal.removeEventListener("abort", onAbort);
           const index = queue.indexOf(waiter);
           if (index >= 0) queue.splice(index, 1);
-          if (drained) noteDrain();
-          else if (queue.length === 0) headWaitingSince = undefined;
+          noteLeaving(how);
           resolve(outcome());
         };
         // A caller whose deadline passed while it waited has left: its call is not started.
-        const onAbort = () => leave(() => refuse("deadline"), false);
-        const timer = setTimeout(() => leave(() => refuse("queue_timeout"), true), options.queueWaitMs);
-        const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant()), true) };
+        const onAbort = () => leave(() => refuse("deadline"), "left");
+        const timer = setTimeout(() => leave(() => refuse("queue_timeout"), "wait_ran_out"), options.queueWaitMs);
+        const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant()), "place") };
         signal.addEventListener("abort", onAbort, { once: true });
-        if (queue.length === 0) headWaitingSince = now();
+        noteJoining();
         queue.push(waiter);
       });
     },
     refuseEarly() {
       if (!options.enabled) return undefined;
       if (options.pressure?.() !== undefined) return refuse("pressure").refused;
-      const queueFull = queue.length >= options.queueSize || wouldOutwait(queue.length + 1);
-      if (inFlight >= limit.value && queueFull) return refuse("limit").refused;
+      if (inFlight < limit.value) return undefined;
+      if (queue.length >= options.queueSize) return refuse("limit").refused;
+      if (wouldOutwait(queue.length + 1)) return refuse("queue_forecast").refused;
       return undefined;
     },
     shedding() {

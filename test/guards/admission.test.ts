@@ -141,9 +141,30 @@ describe("admission", () => {
     permitOf(await head);
     // One call ahead, a place every 15 ms: a second would wait 30 ms of its 20.
     expect(control.stats()).toMatchObject({ inFlight: 2, queued: 1 });
-    expect(control.refuseEarly()).toBe("limit");
-    expect(await control.acquire(open())).toEqual({ refused: "limit" });
-    expect(control.stats()).toMatchObject({ queued: 1, refused: { limit: 2, queue_timeout: 0 } });
+    expect(control.refuseEarly()).toBe("queue_forecast");
+    expect(await control.acquire(open())).toEqual({ refused: "queue_forecast" });
+    expect(control.stats()).toMatchObject({ queued: 1, refused: { limit: 0, queue_forecast: 2, queue_timeout: 0 } });
+  });
+
+  test("a queue whose head has waited long already takes no one behind it", async () => {
+    const { control, advance } = controlWith({ queueSize: 4, queueWaitMs: 20 });
+    permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(open()));
+    void control.acquire(open());
+    advance(15); // no place for 15 ms: a second in line would wait at least 30
+    expect(await control.acquire(open())).toEqual({ refused: "queue_forecast" });
+  });
+
+  test("a queue that timed out without a place learns that it does not drain", async () => {
+    const { control } = controlWith({ queueSize: 4, queueWaitMs: 20 });
+    permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(open()));
+    const waiting = [control.acquire(open()), control.acquire(open()), control.acquire(open())];
+    expect(await Promise.all(waiting)).toEqual(Array(3).fill({ refused: "queue_timeout" }));
+    // Each wait ran out: a place comes no faster than every 20 ms, so only the head's place is open.
+    const head = control.acquire(open());
+    expect(await control.acquire(open())).toEqual({ refused: "queue_forecast" });
+    expect(await head).toEqual({ refused: "queue_timeout" });
   });
 
   test("with the forecast off, the queue takes calls up to its size whatever it drains at", async () => {
@@ -157,7 +178,7 @@ describe("admission", () => {
     permitOf(await head);
     expect(control.refuseEarly()).toBeUndefined();
     void control.acquire(open());
-    expect(control.stats()).toMatchObject({ queued: 2, refused: { limit: 0 } });
+    expect(control.stats()).toMatchObject({ queued: 2, refused: { limit: 0, queue_forecast: 0 } });
   });
 
   test("a queue that drains fast enough keeps taking calls up to its size", async () => {
@@ -171,7 +192,7 @@ describe("admission", () => {
     void control.acquire(open());
     void control.acquire(open());
     void control.acquire(open());
-    expect(control.stats()).toMatchObject({ queued: 3, refused: { limit: 0 } });
+    expect(control.stats()).toMatchObject({ queued: 3, refused: { limit: 0, queue_forecast: 0 } });
     expect(await control.acquire(open())).toEqual({ refused: "limit" });
   });
 
