@@ -16,6 +16,13 @@ export function headersFrom(raw: IncomingHttpHeaders): Headers {
   return headers;
 }
 
+/** The headers of a REST answer: gRPC's own (grpc-retry-pushback-ms and its like) mean nothing to an HTTP client. */
+export function restHeaderObject(headers: Headers): Record<string, string> {
+  const out = headerObject(headers);
+  for (const name of Object.keys(out)) if (name.startsWith("grpc-")) delete out[name];
+  return out;
+}
+
 export function headerObject(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {

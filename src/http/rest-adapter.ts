@@ -13,7 +13,7 @@ import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
 import { codeName } from "./code-names.ts";
 import { connectErrorToHttp, toConnectError } from "./error-response.ts";
-import { headerObject, headersFrom } from "./header-conversion.ts";
+import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import { scopeOf } from "./request-pipeline.ts";
 
@@ -82,7 +82,7 @@ export function registerRestRoutes(
                 scope.route = path;
                 scope.code = codeName(refused.code);
                 const { status, body: errorBody } = connectErrorToHttp(refused);
-                reply.code(status).headers(headerObject(refused.metadata)).send(errorBody);
+                reply.code(status).headers(restHeaderObject(refused.metadata)).send(errorBody);
               },
         handler: (request, reply) => handle(spec, method as DescMethodUnary, path, interceptors, request, reply, raw),
       });
@@ -146,7 +146,7 @@ async function handle(
   const methodSpec = spec.methods[method.localName] as Parameters<typeof invokeUnaryImplementation>[0];
   try {
     const output = await invokeUnaryImplementation(methodSpec, context, message as never, interceptors);
-    reply.code(context.values.get(restStatusKey)).headers(headerObject(context.responseHeader));
+    reply.code(context.values.get(restStatusKey)).headers(restHeaderObject(context.responseHeader));
     if (raw?.responseField !== undefined) {
       return reply.type("application/json").send(String((output as Record<string, unknown>)[raw.responseField]));
     }
@@ -155,7 +155,7 @@ async function handle(
     const error = toConnectError(thrown);
     if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
     const { status, body: errorBody } = connectErrorToHttp(error);
-    return reply.code(status).headers(headerObject(error.metadata)).send(errorBody);
+    return reply.code(status).headers(restHeaderObject(error.metadata)).send(errorBody);
   }
 }
 

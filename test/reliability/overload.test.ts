@@ -127,6 +127,7 @@ describe("a burst past the limit", () => {
     for (const outcome of refusedAtOnce) {
       if (outcome.grpcError === undefined) {
         expect(outcome.body).toEqual({ error: "Service Unavailable", message: expect.any(String) });
+        expect(outcome.headers["grpc-retry-pushback-ms"]).toBeUndefined(); // gRPC's hint is for gRPC clients
       } else {
         expect(outcome.grpcError.code).toBe(status.UNAVAILABLE);
         expect(outcome.headers["grpc-retry-pushback-ms"]).toBe("1000");
