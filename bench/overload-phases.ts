@@ -149,10 +149,11 @@ export async function overloadPhases(
 }
 
 /**
- * The start of the first one-second bucket from which the starts up to the end
- * of the window (at least JUDGED_OVER_BUCKETS seconds of them; a failed start
- * counting as endless) have a p99 within RECOVERED_WITHIN × baseline, the same
- * statistic over as many calls as the baseline's; and each second's own p99.
+ * The start of the first one-second bucket whose own start p99 and that of the
+ * starts up to the end of the window (at least JUDGED_OVER_BUCKETS seconds of
+ * them; a failed start counting as endless) are within RECOVERED_WITHIN ×
+ * baseline, the latter the same statistic over as many calls as the
+ * baseline's; and each second's own p99.
  */
 export function recoveryOf(
   starts: readonly { at: number; ms: number | undefined }[],
@@ -173,7 +174,9 @@ export function recoveryOf(
   const p99s = Array.from(buckets, (bucket) => (bucket === undefined ? Number.NaN : p99Of(bucket)));
   for (let i = 0; i + JUDGED_OVER_BUCKETS <= buckets.length; i++) {
     const rest = buckets.slice(i).flatMap((bucket) => bucket ?? []);
-    if (rest.length > 0 && p99Of(rest) <= RECOVERED_WITHIN * baselineP99Ms) {
+    // The second it is counted from must itself be back, not only carried by the good ones after it.
+    const bound = RECOVERED_WITHIN * baselineP99Ms;
+    if (p99s[i] <= bound && p99Of(rest) <= bound) {
       return { seconds: (i * BUCKET_MS) / 1000, p99s };
     }
   }

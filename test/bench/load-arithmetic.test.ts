@@ -108,6 +108,11 @@ describe("recovery after a burst", () => {
     ).toBeUndefined();
   });
 
+  it("the second a recovery counts from must itself be back, not only carried by the seconds after it", () => {
+    const starts = startsOver(5, (second, n) => (second === 0 && n < 3 ? 900 : 40));
+    expect(recoveryOf(starts, 0, 50).seconds).toBe(1);
+  });
+
   it("a failed start counts as endless", () => {
     expect(
       recoveryOf(
