@@ -172,10 +172,10 @@ export function recoveryOf(
     return recorder.summary().p99Ms;
   };
   const p99s = Array.from(buckets, (bucket) => (bucket === undefined ? Number.NaN : p99Of(bucket)));
+  const bound = RECOVERED_WITHIN * baselineP99Ms;
   for (let i = 0; i + JUDGED_OVER_BUCKETS <= buckets.length; i++) {
     const rest = buckets.slice(i).flatMap((bucket) => bucket ?? []);
     // The second it is counted from must itself be back, not only carried by the good ones after it.
-    const bound = RECOVERED_WITHIN * baselineP99Ms;
     if (p99s[i] <= bound && p99Of(rest) <= bound) {
       return { seconds: (i * BUCKET_MS) / 1000, p99s };
     }

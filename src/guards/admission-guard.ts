@@ -8,10 +8,11 @@ import { deadlineKey } from "./context-values.ts";
 /** What a refused client is told to wait before it retries, in seconds (Retry-After is whole seconds). */
 export const RETRY_AFTER_SHED_SECONDS = 1;
 
+const TOO_MANY = "Too many calls in flight; proceed without context and retry later";
 const MESSAGES: Record<ShedReason, string> = {
-  limit: "Too many calls in flight; proceed without context and retry later",
-  queue_forecast: "Too many calls in flight; proceed without context and retry later",
-  queue_timeout: "Too many calls in flight; proceed without context and retry later",
+  limit: TOO_MANY,
+  queue_forecast: TOO_MANY,
+  queue_timeout: TOO_MANY,
   pressure: "The service is overloaded; proceed without context and retry later",
   deadline: "The deadline passed before the call could start; nothing was done",
 };

@@ -126,6 +126,12 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
     const intervalMs = Math.max(drainIntervalMs ?? 0, waitedMs);
     return position * intervalMs > options.queueWaitMs;
   };
+  /** Why a call finding the limit full may not join the queue, if it may not. */
+  const queueRefusal = (): ShedReason | undefined => {
+    if (queue.length >= options.queueSize) return "limit";
+    if (wouldOutwait(queue.length + 1)) return "queue_forecast";
+    return undefined;
+  };
 
   const refuse = (reason: ShedReason): { readonly refused: ShedReason } => {
     refused[reason] += 1;
@@ -166,8 +172,8 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
       if (finishes) return Promise.resolve(grant());
       if (options.pressure?.() !== undefined) return Promise.resolve(refuse("pressure"));
       if (inFlight < limit.value && queue.length === 0) return Promise.resolve(grant());
-      if (queue.length >= options.queueSize) return Promise.resolve(refuse("limit"));
-      if (wouldOutwait(queue.length + 1)) return Promise.resolve(refuse("queue_forecast"));
+      const noPlace = queueRefusal();
+      if (noPlace !== undefined) return Promise.resolve(refuse(noPlace));
       return new Promise<Admission>((resolve) => {
         const leave = (outcome: () => Admission, how: "place" | "wait_ran_out" | "left") => {
           clearTimeout(timer);
@@ -190,9 +196,8 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
       if (!options.enabled) return undefined;
       if (options.pressure?.() !== undefined) return refuse("pressure").refused;
       if (inFlight < limit.value) return undefined;
-      if (queue.length >= options.queueSize) return refuse("limit").refused;
-      if (wouldOutwait(queue.length + 1)) return refuse("queue_forecast").refused;
-      return undefined;
+      const noPlace = queueRefusal();
+      return noPlace === undefined ? undefined : refuse(noPlace).refused;
     },
     shedding() {
       return options.pressure?.() !== undefined || now() - lastRefusalAt < holdMs;

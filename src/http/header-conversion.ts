@@ -18,15 +18,16 @@ export function headersFrom(raw: IncomingHttpHeaders): Headers {
 
 /** The headers of a REST answer: gRPC's own (grpc-retry-pushback-ms and its like) mean nothing to an HTTP client. */
 export function restHeaderObject(headers: Headers): Record<string, string> {
-  const out = headerObject(headers);
-  for (const name of Object.keys(out)) if (name.startsWith("grpc-")) delete out[name];
-  return out;
+  return headerObject(headers, isNotGrpcOwn);
 }
 
-export function headerObject(headers: Headers): Record<string, string> {
+const isNotGrpcOwn = (name: string) => !name.startsWith("grpc-");
+const keepAll = () => true;
+
+export function headerObject(headers: Headers, keep: (name: string) => boolean = keepAll): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => {
-    out[name] = value;
+    if (keep(name)) out[name] = value;
   });
   return out;
 }

@@ -38,9 +38,9 @@ export function spreadOverListeners(server: net.Server, options: PortListenerOpt
 
   const listen = server.listen.bind(server) as (...args: unknown[]) => net.Server;
   server.listen = ((...args: unknown[]) => {
-    const [wanted] = args;
-    if (typeof wanted !== "object" || wanted === null || !("port" in wanted)) return listen(...args);
-    const { port, host, ipv6Only } = wanted as net.ListenOptions;
+    if (typeof args[0] !== "object" || args[0] === null || !("port" in args[0])) return listen(...args);
+    const wanted = args[0] as net.ListenOptions;
+    const { port, host, ipv6Only } = wanted;
     const check = net.createServer();
     check.once("error", (error) => server.emit("error", error));
     check.listen({ port, host, ipv6Only, exclusive: true }, () => {
@@ -54,11 +54,11 @@ export function spreadOverListeners(server: net.Server, options: PortListenerOpt
               options.onListenerError(error);
               listener.close();
             });
-            listener.listen({ ...(wanted as net.ListenOptions), port: bound, reusePort: true });
+            listener.listen({ ...wanted, port: bound, reusePort: true });
             extra.push(listener);
           }
         });
-        listen({ ...(wanted as net.ListenOptions), port: bound, reusePort: true });
+        listen({ ...wanted, port: bound, reusePort: true });
       });
     });
     return server;
