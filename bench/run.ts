@@ -175,7 +175,7 @@ async function main(): Promise<void> {
       server: {
         logLevel: "info",
         rateLimitWindows: process.env.REDIS_URL ? "Redis (REDIS_URL)" : "in-process",
-        dbPoolSize: process.env.DB_POOL_SIZE ?? "10 (default)",
+        dbPoolSize: process.env.DB_POOL_SIZE ?? "the service's default",
         admissionControl: options.limiter,
       },
       serverRssAfterStartMb: rssAfterStartMb,

@@ -27,7 +27,7 @@ const envSchema = z.object({
     .default("US"),
   SENSITIVE_DATA_POLICY: z.enum(["reject", "redact", "off"]).default("reject"),
   BODY_LIMIT_BYTES: integer(1024 * 1024, 1024),
-  DB_POOL_SIZE: integer(10, 1),
+  DB_POOL_SIZE: integer(4, 1),
   DB_STATEMENT_TIMEOUT_MS: integer(5000, 100),
   REQUEST_TIMEOUT_MS: integer(10_000, 100),
   START_BUDGET_MS: integer(1000, 10),
