@@ -54,6 +54,8 @@ export interface OverloadOptions {
   readonly capacityCallsPerSecond: number;
   readonly durationSeconds: number;
   readonly recoverySeconds: number;
+  /** Unmeasured seconds at 0.5 × C first: the driver's connections and the server warm up outside the baseline. */
+  readonly warmupSeconds: number;
   readonly limiter: "on" | "off";
 }
 
@@ -89,6 +91,12 @@ export async function overloadPhases(
       onStart,
     });
   try {
+    if (options.warmupSeconds > 0) {
+      await runOpenLoop(plainDriver, workload, {
+        callsPerSecond: Math.max(1, 0.5 * c),
+        durationSeconds: options.warmupSeconds,
+      });
+    }
     const baseline = (await measure(0.5, () => openLoop(0.5))).loop.start.latency.p99Ms;
     const reference = (await measure(0.8, () => openLoop(0.8))).loop.callsPerSecond;
     const bursts: BurstResult[] = [];

@@ -123,6 +123,7 @@ async function main(): Promise<void> {
           capacityCallsPerSecond: capacity,
           durationSeconds: options.overloadDuration,
           recoverySeconds: options.recovery,
+          warmupSeconds: options.warmup,
           limiter: options.limiter,
         });
         overload.push(run.result);
