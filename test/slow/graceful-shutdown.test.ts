@@ -114,6 +114,8 @@ describe("SIGTERM with requests in flight, on PostgreSQL", () => {
       START_BUDGET_MS: "30000",
       END_BUDGET_MS: "30000",
       DB_STATEMENT_TIMEOUT_MS: "30000",
+      // Every request in flight holds a connection while it waits for the lock.
+      DB_POOL_SIZE: String(STARTS_IN_FLIGHT + ENDS_IN_FLIGHT),
     };
     const server = await startServerProcess(env);
     processes.push(server);
