@@ -52,6 +52,8 @@ interface BurstRow {
   readonly goodput: number;
   readonly refused: number;
   readonly refusalP99Ms: number;
+  /** The same from the client's actual send (its own lag left out). */
+  readonly refusalFromSendP99Ms: number;
   readonly acceptedP99Ms: number;
   readonly otherFailures: number;
   readonly serverCpu: number;
@@ -125,6 +127,7 @@ try {
               goodput: burst.callsPerSecond,
               refused,
               refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
+              refusalFromSendP99Ms: burst.refusalsFromSend?.p99Ms ?? Number.NaN,
               acceptedP99Ms: burst.start.latency.p99Ms,
               otherFailures: burst.start.errors - refused + burst.end.errors,
               serverCpu: usage.serverCpuPercent ?? Number.NaN,
@@ -168,6 +171,7 @@ process.stdout.write(
         "goodput calls/s",
         "refused",
         "refusal p99",
+        "from send",
         "accepted p99",
         "other failures",
         "server CPU",
@@ -183,6 +187,7 @@ process.stdout.write(
         fixed(r.goodput, 1),
         String(r.refused),
         fixed(r.refusalP99Ms, 1),
+        fixed(r.refusalFromSendP99Ms, 1),
         fixed(r.acceptedP99Ms, 1),
         String(r.otherFailures),
         fixed(r.serverCpu, 0),
@@ -191,11 +196,11 @@ process.stdout.write(
         fixed(r.clientLagMs, 0),
         fixed(r.machineCpu, 0),
       ]),
-      "lllrrrrrrrrrr",
+      "lllrrrrrrrrrrr",
     ) +
     "\n\nMedians\n" +
     formatTable(
-      ["variant", "via", "goodput calls/s", "refusal p99", "accepted p99", "server waits"],
+      ["variant", "via", "goodput calls/s", "refusal p99", "from send", "accepted p99", "server waits"],
       variants.flatMap((v) =>
         ["REST", "gRPC"].map((via) => {
           const mine = rows.filter((r) => r.variant === v.name && r.via === via);
@@ -204,12 +209,13 @@ process.stdout.write(
             via,
             fixed(median(mine.map((r) => r.goodput)), 1),
             fixed(median(mine.map((r) => r.refusalP99Ms)), 1),
+            fixed(median(mine.map((r) => r.refusalFromSendP99Ms)), 1),
             fixed(median(mine.map((r) => r.acceptedP99Ms)), 1),
             fixed(median(mine.map((r) => r.serverWaits)), 0),
           ];
         }),
       ),
-      "llrrrr",
+      "llrrrrr",
     ) +
     "\n",
 );

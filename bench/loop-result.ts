@@ -22,6 +22,12 @@ export interface LoopResult {
   readonly sendLag?: LatencySummary;
   /** Open loop: starts refused with 503 / UNAVAILABLE, timed from their scheduled send. */
   readonly refusals?: LatencySummary;
+  /**
+   * Open loop: the same refusals timed from the moment the client sent them,
+   * which leaves out the client's own lag behind its timetable (a diagnosis:
+   * the targets count from the scheduled send, as a caller would).
+   */
+  readonly refusalsFromSend?: LatencySummary;
   /** Open loop: calls still in flight when the timetable ended (a queue, when large). */
   readonly backlogAtEnd?: number;
 }

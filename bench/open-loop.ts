@@ -40,10 +40,11 @@ export async function runOpenLoop(
   const call = createLatencyRecorder();
   const sendLag = createLatencyRecorder();
   const refusals = createLatencyRecorder();
+  const refusalsFromSend = createLatencyRecorder();
   let inFlight = 0;
   let completed = 0;
 
-  const runCall = async (scheduledAt: number) => {
+  const runCall = async (scheduledAt: number, sentAt: number) => {
     inFlight++;
     const simulated = workload.next();
     try {
@@ -53,7 +54,11 @@ export async function runOpenLoop(
       } catch (error) {
         const label = failureLabel(error);
         start.fail(label, failureMessage(error));
-        if (isRefusal(label)) refusals.record(performance.now() - scheduledAt);
+        if (isRefusal(label)) {
+          const answeredAt = performance.now();
+          refusals.record(answeredAt - scheduledAt);
+          refusalsFromSend.record(answeredAt - sentAt);
+        }
         options.onStart?.(scheduledAt, undefined);
         return;
       }
@@ -85,7 +90,7 @@ export async function runOpenLoop(
         next++;
         sendLag.record(now - scheduledAt);
         if (inFlight >= maxInFlight) start.fail("client overload");
-        else void runCall(scheduledAt);
+        else void runCall(scheduledAt, now);
       }
       if (next >= total) resolve();
       else setTimeout(tick, Math.max(0, t0 + next * intervalMs - performance.now()));
@@ -115,6 +120,7 @@ export async function runOpenLoop(
     call: call.summary(),
     sendLag: sendLag.summary(),
     refusals: refusals.summary(),
+    refusalsFromSend: refusalsFromSend.summary(),
     backlogAtEnd,
   };
 }

@@ -29,6 +29,8 @@ export interface BurstResult {
   /** Starts that failed otherwise (timeouts, resets). */
   readonly failedOtherwise: number;
   readonly refusalP99Ms: number;
+  /** The same from the client's actual send: the client's own lag left out (a diagnosis, not the target). */
+  readonly refusalFromSendP99Ms: number;
   readonly acceptedStartP99Ms: number;
   /** Seconds from the end of the burst until the start p99 was back; undefined: not within the recovery window. */
   readonly recoverySeconds: number | undefined;
@@ -132,6 +134,7 @@ export async function overloadPhases(
         refused: burst.refusals?.count ?? 0,
         failedOtherwise: burst.start.errors - (burst.refusals?.count ?? 0),
         refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
+        refusalFromSendP99Ms: burst.refusalsFromSend?.p99Ms ?? Number.NaN,
         acceptedStartP99Ms: burst.start.latency.p99Ms,
         recoverySeconds: recovered.seconds,
         recoveryP99sMs: recovered.p99s,

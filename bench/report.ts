@@ -160,6 +160,7 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
           "vs 0.8 × C",
           "refused",
           "refusal p99",
+          "from send",
           "accepted start p99",
           "other failures",
           "recovery s",
@@ -174,12 +175,13 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
             `${fixed((burst.goodputCallsPerSecond / run.referenceGoodputCallsPerSecond) * 100, 0)} %`,
             String(burst.refused),
             fixed(burst.refusalP99Ms),
+            fixed(burst.refusalFromSendP99Ms),
             fixed(burst.acceptedStartP99Ms),
             String(burst.failedOtherwise),
             burst.recoverySeconds === undefined ? `> ${run.recoveryWindowSeconds}` : String(burst.recoverySeconds),
           ]),
         ),
-        "llrlrrrrrrr",
+        "llrlrrrrrrrr",
       ),
     );
   }

@@ -205,7 +205,8 @@ function overloadTargets(runs: readonly OverloadResult[]): TargetCheck[] {
               `${via} refused starts ${at} answered with p99 ≤ 100 ms`,
               burst.refusalP99Ms,
               (v) => v <= 100,
-              (v) => `${ms(v)} over ${burst.refused} refused`,
+              (v) =>
+                `${ms(v)} over ${burst.refused} refused (${ms(burst.refusalFromSendP99Ms)} from the client's send)`,
             ),
       );
       checks.push(check(`${via} accepted starts ${at} with p99 ≤ 1 s`, burst.acceptedStartP99Ms, (v) => v <= 1000, ms));
