@@ -19,8 +19,11 @@ import { createWorkload } from "./workload.ts";
 // a same-run A/B of two server settings under bursts. C (REST closed loop, 16 in
 // flight) is measured once; then each round starts a server with A and one with
 // B, in alternating order (AB, BA, …), and offers each protocol `--factor` × C
-// for `--seconds` after a second at 0.5 × C. The machine's drift hits both
-// variants alike; compare the variants within a round and their medians.
+// for `--seconds` after `--steady` seconds at 0.5 × C (whose start p99 is
+// reported too). A variant is NAME=value settings and Node flags (words
+// starting with --, after `npm start`'s own: `--a="--max-semi-space-size=8"`).
+// The machine's drift hits both variants alike; compare the variants within
+// a round and their medians.
 // Needs DATABASE_URL (a fresh database is created there).
 
 const { values } = parseArgs({
@@ -31,17 +34,19 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     factor: { type: "string", default: "3" },
     warmup: { type: "string", default: "5" },
+    steady: { type: "string", default: "1" },
     customers: { type: "string", default: "10000" },
   },
 });
 const variants = [
-  { name: "A", env: parseEnv(values.a) },
-  { name: "B", env: parseEnv(values.b) },
+  { name: "A", ...parseVariant(values.a) },
+  { name: "B", ...parseVariant(values.b) },
 ];
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const factor = Number(values.factor);
 const warmupSeconds = Number(values.warmup);
+const steadySeconds = Number(values.steady);
 const customers = Number(values.customers);
 if (!process.env.DATABASE_URL) throw new Error("DATABASE_URL must name a PostgreSQL server");
 
@@ -63,6 +68,9 @@ interface BurstRow {
   /** How late the client itself sent starts (p99): a client too starved to keep its timetable shows here. */
   readonly clientLagMs: number;
   readonly machineCpu: number;
+  /** The start p99 at 0.5 × C over the `--steady` seconds before the burst. */
+  readonly steadyP99Ms: number;
+  readonly serverRssMaxMb: number;
 }
 
 const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
@@ -73,10 +81,16 @@ try {
   await seedPopulation(database, 0, customers);
   const workload = createWorkload({ population: customers, runTag: stamp });
   const adminToken = randomToken();
-  const serviceWith = (env: Record<string, string>) =>
-    createService({ databaseEnv: database.env, adminToken, serverEnv: env, postgres: true });
+  const serviceWith = (variant: (typeof variants)[number]) =>
+    createService({
+      databaseEnv: database.env,
+      adminToken,
+      serverEnv: variant.env,
+      nodeFlags: variant.nodeFlags,
+      postgres: true,
+    });
 
-  const first = serviceWith(variants[0].env);
+  const first = serviceWith(variants[0]);
   await first.start();
   const capacity = await (async () => {
     const rest = createRestDriver(first.url, await createApiKeys(first.url, adminToken, 10), 16);
@@ -92,7 +106,7 @@ try {
 
   for (let round = 1; round <= rounds; round++) {
     for (const variant of round % 2 === 1 ? variants : [...variants].reverse()) {
-      const service = serviceWith(variant.env);
+      const service = serviceWith(variant);
       await service.start();
       try {
         const keys = await createApiKeys(service.url, adminToken, 10);
@@ -110,7 +124,10 @@ try {
                 warmupSeconds: 0,
               });
             }
-            await runOpenLoop(driver, workload, { callsPerSecond: 0.5 * capacity, durationSeconds: 1 });
+            const steady = await runOpenLoop(driver, workload, {
+              callsPerSecond: 0.5 * capacity,
+              durationSeconds: steadySeconds,
+            });
             const finish = service.monitor.begin();
             const sampled = sampleAdmission(service.url);
             const burst = await runOpenLoop(driver, workload, {
@@ -135,6 +152,8 @@ try {
               loopDelayMs: admission?.loopDelayP99MaxMs ?? Number.NaN,
               clientLagMs: burst.sendLag?.p99Ms ?? Number.NaN,
               machineCpu: usage.machineCpuPercent,
+              steadyP99Ms: steady.start.latency.p99Ms,
+              serverRssMaxMb: usage.serverRssMaxMb ?? Number.NaN,
             });
             progress(`round ${round} ${variant.name} ${via}: ${describe(rows[rows.length - 1])}`);
           } finally {
@@ -156,9 +175,7 @@ process.stdout.write(
       .map(
         (v) =>
           `${v.name}: ${
-            Object.entries(v.env)
-              .map(([k, val]) => `${k}=${val}`)
-              .join(" ") || "(defaults)"
+            [...Object.entries(v.env).map(([k, val]) => `${k}=${val}`), ...v.nodeFlags].join(" ") || "(defaults)"
           }`,
       )
       .join("\n") +
@@ -179,6 +196,8 @@ process.stdout.write(
         "loop delay",
         "client lag",
         "machine CPU",
+        "0.5 × C p99",
+        "RSS MB",
       ],
       rows.map((r) => [
         r.variant,
@@ -195,12 +214,14 @@ process.stdout.write(
         fixed(r.loopDelayMs, 0),
         fixed(r.clientLagMs, 0),
         fixed(r.machineCpu, 0),
+        fixed(r.steadyP99Ms, 1),
+        fixed(r.serverRssMaxMb, 0),
       ]),
-      "lllrrrrrrrrrrr",
+      "lllrrrrrrrrrrrrr",
     ) +
     "\n\nMedians\n" +
     formatTable(
-      ["variant", "via", "goodput calls/s", "refusal p99", "from send", "accepted p99", "server waits"],
+      ["variant", "via", "goodput calls/s", "refusal p99", "from send", "accepted p99", "server waits", "0.5 × C p99"],
       variants.flatMap((v) =>
         ["REST", "gRPC"].map((via) => {
           const mine = rows.filter((r) => r.variant === v.name && r.via === via);
@@ -212,10 +233,11 @@ process.stdout.write(
             fixed(median(mine.map((r) => r.refusalFromSendP99Ms)), 1),
             fixed(median(mine.map((r) => r.acceptedP99Ms)), 1),
             fixed(median(mine.map((r) => r.serverWaits)), 0),
+            fixed(median(mine.map((r) => r.steadyP99Ms)), 1),
           ];
         }),
       ),
-      "llrrrrr",
+      "llrrrrrr",
     ) +
     "\n",
 );
@@ -232,12 +254,18 @@ function median(values: readonly number[]): number {
 }
 
 /** "K=V K2=V2" into an environment; empty: the defaults. */
-function parseEnv(text: string): Record<string, string> {
+/** "NAME=value --node-flag …": the server's settings and Node flags of one variant. */
+function parseVariant(text: string): { env: Record<string, string>; nodeFlags: string[] } {
   const env: Record<string, string> = {};
+  const nodeFlags: string[] = [];
   for (const pair of text.split(/\s+/).filter(Boolean)) {
+    if (pair.startsWith("--")) {
+      nodeFlags.push(pair);
+      continue;
+    }
     const at = pair.indexOf("=");
     if (at <= 0) throw new Error(`not NAME=value: ${pair}`);
     env[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  return env;
+  return { env, nodeFlags };
 }

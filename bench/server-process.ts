@@ -24,6 +24,8 @@ export interface ServiceProcessOptions {
   readonly adminToken: string;
   /** Further settings of the service (ADMISSION_CONTROL for the limiter's A/B). */
   readonly serverEnv?: Readonly<Record<string, string>>;
+  /** Node flags after `npm start`'s own (a later V8 flag overrides an earlier one), for an A/B. */
+  readonly nodeFlags?: readonly string[];
   /** Where to write a CPU profile at exit; none when unset. */
   readonly cpuProfile?: { readonly dir: string; readonly name: string };
 }
@@ -44,6 +46,7 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
     },
     nodeArgs: [
       ...START_FLAGS,
+      ...(options.nodeFlags ?? []),
       ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : []),
     ],
     readyMessage: "caller context ready",

@@ -24,6 +24,8 @@ export interface ServiceOptions {
   readonly databaseEnv: Readonly<Record<string, string>>;
   readonly adminToken: string;
   readonly serverEnv?: Readonly<Record<string, string>>;
+  /** Node flags after `npm start`'s own, for an A/B. */
+  readonly nodeFlags?: readonly string[];
   /** Whether the database is a local PostgreSQL server whose CPU to measure. */
   readonly postgres: boolean;
   /** Directory and file name stem of CPU profiles; none when unset. */
@@ -62,6 +64,7 @@ export function createService(options: ServiceOptions): Service {
         databaseEnv: options.databaseEnv,
         adminToken: options.adminToken,
         serverEnv: options.serverEnv,
+        nodeFlags: options.nodeFlags,
         cpuProfile: dir === undefined ? undefined : { dir, name },
       });
       progress(`server pid ${server.pid} at ${server.url}`);
