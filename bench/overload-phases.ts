@@ -86,12 +86,11 @@ export async function overloadPhases(
       phases.push(phase);
       return phase;
     });
-  const openLoop = (factor: number, onStart?: (at: number, ms: number | undefined) => void) =>
-    runOpenLoop(driver, workload, {
-      callsPerSecond: Math.max(1, factor * c),
-      durationSeconds: factor === 0.5 && onStart !== undefined ? options.recoverySeconds : options.durationSeconds,
-      onStart,
-    });
+  const openLoop = (
+    factor: number,
+    durationSeconds = options.durationSeconds,
+    onStart?: (at: number, ms: number | undefined) => void,
+  ) => runOpenLoop(driver, workload, { callsPerSecond: Math.max(1, factor * c), durationSeconds, onStart });
   try {
     if (options.warmupSeconds > 0) {
       await runOpenLoop(plainDriver, workload, {
@@ -99,7 +98,13 @@ export async function overloadPhases(
         durationSeconds: options.warmupSeconds,
       });
     }
-    const baseline = (await measure(0.5, () => openLoop(0.5))).loop.start.latency.p99Ms;
+    const baselineStarts: { at: number; ms: number | undefined }[] = [];
+    const baselineFrom = performance.now();
+    const baseline = (
+      await measure(0.5, () => openLoop(0.5, options.durationSeconds, (at, ms) => baselineStarts.push({ at, ms })))
+    ).loop.start.latency.p99Ms;
+    // The same seconds' p99 with no burst before them: how far one second strays by itself.
+    progress(`  start p99 per second: ${formatP99s(recoveryOf(baselineStarts, baselineFrom, baseline).p99s)} ms`);
     const reference = (await measure(0.8, () => openLoop(0.8))).loop.callsPerSecond;
     const bursts: BurstResult[] = [];
     for (const factor of BURST_FACTORS) {
@@ -107,7 +112,7 @@ export async function overloadPhases(
       // The recovery load begins when the burst's timetable ends, while the burst's last calls drain.
       const recovery = sleep(options.durationSeconds * 1000).then(() => {
         const from = performance.now();
-        return openLoop(0.5, (at, ms) => starts.push({ at, ms })).then(() => from);
+        return openLoop(0.5, options.recoverySeconds, (at, ms) => starts.push({ at, ms })).then(() => from);
       });
       const sampled = sampleAdmission(service.url);
       const burst = (await measure(factor, () => openLoop(factor))).loop;
@@ -124,7 +129,7 @@ export async function overloadPhases(
       const recoveryFrom = await recovery;
       const recovered = recoveryOf(starts, recoveryFrom, baseline);
       progress(
-        `  start p99 per second after the burst: ${recovered.p99s.map((p) => (Number.isFinite(p) ? p.toFixed(0) : "failed")).join(", ")} ms ` +
+        `  start p99 per second after the burst: ${formatP99s(recovered.p99s)} ms ` +
           `(recovered: ≤ ${(RECOVERED_WITHIN * baseline).toFixed(0)} ms)`,
       );
       bursts.push({
@@ -192,6 +197,10 @@ export function recoveryOf(
     }
   }
   return { seconds: undefined, p99s };
+}
+
+function formatP99s(p99s: readonly number[]): string {
+  return p99s.map((p) => (Number.isFinite(p) ? p.toFixed(0) : "failed")).join(", ");
 }
 
 function sleep(ms: number): Promise<void> {
