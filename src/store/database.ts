@@ -5,6 +5,7 @@ import pg from "pg";
 import type { Config } from "../config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
+import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
@@ -110,7 +111,10 @@ async function openPglite(dataDir: string, thread: "worker" | "main", prepareSta
 }
 
 async function openOnMainThread(dataDir: string, prepareStatements: boolean): Promise<OpenPglite["pglite"]> {
-  const pglite = await PGlite.create(dataDir === ":memory:" ? undefined : dataDir);
+  const pglite = await PGlite.create({
+    dataDir: dataDir === ":memory:" ? undefined : dataDir,
+    ...(await pgliteModules()),
+  });
   return prepareStatements ? new PreparingPglite(pglite) : pglite;
 }
 

@@ -6,6 +6,7 @@ import {
   type PgliteOpening,
   type PgliteRequest,
 } from "./pglite-messages.ts";
+import { pgliteModules } from "./pglite-modules.ts";
 
 // The service's side of the embedded database's thread (pglite-worker.ts):
 // the part of PGlite's API the dialect uses, each call a message answered by
@@ -74,7 +75,8 @@ export class PgliteThread implements PgliteQueryable {
    * it; with `prepareStatements` (the default) through PreparingPglite.
    */
   static async open(dataDir: string, { prepareStatements = true } = {}): Promise<PgliteThread> {
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir, prepareStatements } });
+    const modules = await pgliteModules();
+    const worker = new Worker(WORKER_URL, { workerData: { dataDir, prepareStatements, modules } });
     try {
       await opening(worker);
     } catch (error) {

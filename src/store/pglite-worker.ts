@@ -1,6 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { errorToFields, type PgliteAnswer, type PgliteOpening, type PgliteRequest } from "./pglite-messages.ts";
+import type { PgliteModules } from "./pglite-modules.ts";
 import type { PgliteQueryable } from "./pglite-thread.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
 
@@ -11,9 +12,13 @@ import { PreparingPglite } from "./preparing-pglite.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
-const { dataDir, prepareStatements } = workerData as { dataDir: string; prepareStatements: boolean };
+const { dataDir, prepareStatements, modules } = workerData as {
+  dataDir: string;
+  prepareStatements: boolean;
+  modules: PgliteModules;
+};
 
-const opened = await PGlite.create(dataDir === ":memory:" ? undefined : dataDir).then(
+const opened = await PGlite.create({ dataDir: dataDir === ":memory:" ? undefined : dataDir, ...modules }).then(
   (pglite) => pglite,
   (error: unknown) => {
     port.postMessage({ kind: "failed", error: errorToFields(error) } satisfies PgliteOpening);
