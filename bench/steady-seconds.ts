@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { createApiKeys } from "./api-keys.ts";
 import { createBenchDatabase } from "./bench-database.ts";
 import { createGrpcDriver } from "./grpc-load.ts";
-import { createLatencyRecorder } from "./histogram.ts";
 import { runOpenLoop } from "./open-loop.ts";
+import { recoveryOf } from "./overload-phases.ts";
 import { progress } from "./phase.ts";
 import { scopePostgresCpu } from "./resources.ts";
 import { createRestDriver } from "./rest-load.ts";
@@ -41,23 +41,20 @@ try {
     const server = serverSeconds(service.url);
     await server.next();
     const from = performance.now();
-    const perSecond: number[][] = [];
+    const starts: { at: number; ms: number | undefined }[] = [];
     const sampling = setInterval(() => void server.next(), 1000);
     const loop = await runOpenLoop(driver, workload, {
       callsPerSecond: rate,
       durationSeconds: seconds,
-      onStart: (at, ms) => {
-        const index = Math.max(0, Math.floor((at - from) / 1000));
-        perSecond[index] ??= [];
-        perSecond[index].push(ms ?? Number.POSITIVE_INFINITY);
-      },
+      onStart: (at, ms) => starts.push({ at, ms }),
     });
     clearInterval(sampling);
-    const lines = Array.from(perSecond, (starts, second) => {
-      const recorder = createLatencyRecorder();
-      for (const ms of starts ?? []) recorder.record(ms);
-      return `${String(second).padStart(3)}  start p99 ${recorder.summary().p99Ms.toFixed(0).padStart(5)} ms  ${server.seen[second + 1] ?? ""}`;
-    });
+    // The same per-second p99 the bench prints after a burst.
+    const { p99s } = recoveryOf(starts, from, loop.start.latency.p99Ms);
+    const lines = p99s.map(
+      (p99, second) =>
+        `${String(second).padStart(3)}  start p99 ${p99.toFixed(0).padStart(5)} ms  ${server.seen[second + 1] ?? ""}`,
+    );
     process.stdout.write(
       `${via}, ${rate} calls/s for ${seconds} s: start p99 ${loop.start.latency.p99Ms.toFixed(1)} ms over the whole run\n` +
         `${lines.join("\n")}\n`,
