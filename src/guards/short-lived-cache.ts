@@ -14,18 +14,43 @@ export interface ShortLivedCache<V> {
 
 export function createShortLivedCache<V>(monotonicNow: () => number = () => performance.now()): ShortLivedCache<V> {
   const entries = new Map<string, { value: V; expiresAt: number }>();
+  // A burst that finds no entry shares one lookup instead of sending one each.
+  const lookingUp = new Map<string, Promise<V>>();
+  // Bumped by clear(): a lookup begun before a revocation must not store what it read.
+  let generation = 0;
+
+  function lookUpOnce(key: string, lookUp: () => Promise<V>): Promise<V> {
+    const startedIn = generation;
+    // Remembered from when the read began: how stale an entry may be is counted from there.
+    const expiresAt = monotonicNow() + CREDENTIAL_CACHE_TTL_MS;
+    const pending = lookUp().then(
+      (value) => {
+        if (lookingUp.get(key) === pending) lookingUp.delete(key);
+        if (startedIn === generation) {
+          if (entries.size >= MAX_ENTRIES) entries.clear();
+          entries.set(key, { value, expiresAt });
+        }
+        return value;
+      },
+      (error: unknown) => {
+        if (lookingUp.get(key) === pending) lookingUp.delete(key);
+        throw error;
+      },
+    );
+    lookingUp.set(key, pending);
+    return pending;
+  }
+
   return {
-    async get(key, lookUp) {
-      const now = monotonicNow();
+    get(key, lookUp) {
       const cached = entries.get(key);
-      if (cached !== undefined && cached.expiresAt > now) return cached.value;
-      const value = await lookUp();
-      if (entries.size >= MAX_ENTRIES) entries.clear();
-      entries.set(key, { value, expiresAt: now + CREDENTIAL_CACHE_TTL_MS });
-      return value;
+      if (cached !== undefined && cached.expiresAt > monotonicNow()) return Promise.resolve(cached.value);
+      return lookingUp.get(key) ?? lookUpOnce(key, lookUp);
     },
     clear() {
+      generation++;
       entries.clear();
+      lookingUp.clear();
     },
   };
 }
