@@ -11,7 +11,6 @@ import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
 import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
 import { matchCustomer } from "./match-customer.ts";
-import { resolveRefHint } from "./resolve-ref-hint.ts";
 
 /**
  * Identifies the caller of an open call again, with what the agent learnt
@@ -43,7 +42,7 @@ async function identifyCallOnce(
   if (call.ended) throw ended(input.callId);
 
   const statement = statementOptions(deps.inflightAbort, request.signal);
-  const hints = await resolveRefHint(db, tenant, normalizeHints(input.identityHints, undefined, deps.defaultRegion));
+  const hints = normalizeHints(input.identityHints, undefined, deps.defaultRegion);
   const match = await matchCustomer(db, tenant, hints, now, statement);
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
   const customerId = match?.customerId ?? call.customerId;

@@ -13,7 +13,6 @@ import { withinDeadline } from "../store/refusal.ts";
 import type { CallDeps, CallRequest } from "./call-deps.ts";
 import { retryWhenCustomerGone } from "./customer-gone.ts";
 import { matchCustomer } from "./match-customer.ts";
-import { resolveRefHint } from "./resolve-ref-hint.ts";
 
 /**
  * The start of a call. Who the caller is: the customers the hints point at
@@ -33,11 +32,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
   validateStartCall(input);
   const now = deps.clock.now();
   const { tenant, charge } = request;
-  const hints = await resolveRefHint(
-    deps.db,
-    tenant,
-    normalizeHints(input.identityHints, input.lineType, deps.defaultRegion),
-  );
+  const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion);
   const statement = statementOptions(deps.inflightAbort, request.signal);
   const match = await matchCustomer(deps.db, tenant, hints, now, statement);
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);

@@ -17,8 +17,9 @@ export interface CandidateFacts {
 
 /**
  * Every customer of the tenant that any hint points at, with its facts, in
- * one round trip: identifier hits by primary key, customer_ref by id, and
- * only customers with a call since `matchableSince` (the retention window).
+ * one round trip: identifier hits by primary key, customer_ref by id (a
+ * merged customer's ref names its survivor), and only customers with a call
+ * since `matchableSince` (the retention window).
  */
 export async function findCandidates(
   db: Db,
@@ -52,7 +53,15 @@ export async function findCandidates(
         on i.account_id = ${tenant.accountId} and i.mode = ${tenant.mode}
         and i.kind = w.kind and i.namespace = w.namespace and i.value = w.value
       union all
-      select ${hints.customerRef ?? null}::uuid, 'customer_ref' where ${hints.customerRef ?? null}::uuid is not null
+      -- In the same statement as the rest: a merge that commits between two statements would
+      -- otherwise leave the ref naming neither the merged customer nor its survivor.
+      select coalesce(
+        (select a.customer_id from customer_aliases a
+         where a.alias_id = ref.id and a.account_id = ${tenant.accountId} and a.mode = ${tenant.mode}),
+        ref.id
+      ), 'customer_ref'
+      from (select ${hints.customerRef ?? null}::uuid as id) ref
+      where ref.id is not null
     )
     select
       c.id,

@@ -13,7 +13,8 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 // Merging never loses an identifier, and every ref ever handed out names a
 // live customer (the survivor of its merges) until that customer is erased,
-// after which it names nobody (404). Checked against a model over random
+// after which it names nobody (404); a start hinted with it is matched
+// alike. Checked against a model over random
 // chains of merges and erasures, on the real database.
 
 let server: TestServer;
@@ -95,10 +96,17 @@ test("merges keep every identifier and every ref resolves to a live customer or,
       }
       for (let i = 0; i < CUSTOMERS; i++) {
         const g = group[i];
+        // A start hinted with the ref is matched to the same customer, or to nobody once erased.
+        const hinted = await calls.start("rest", apiKey, {
+          call_id: `call-${randomUUID()}`,
+          identity_hints: { customer_ref: refs[i] },
+        });
         if (g === "erased") {
           expect(await statusOf(() => getCustomer(store, tenant, refs[i], now()))).toBe("not_found");
+          expect(refs).not.toContain(hinted.body.customer_ref);
           continue;
         }
+        expect(hinted.body.customer_ref).toBe(refs[g]);
         const record = await getCustomer(store, tenant, refs[i], now());
         expect(record.customerRef).toBe(refs[g]);
         const held = record.externalIds.map(([key, value]) => `${key}:${value}`);
