@@ -29,7 +29,13 @@ export const RECENT_CALL_BOOST = 0.1;
 export const OPEN_INTENT_BOOST = 0.1;
 export const DNIS_BOOST = 0.05;
 
-/** A repeat caller on the same number within a day lands on "confirm". */
+/**
+ * A number linked to a customer is known: that customer called from it within the retention window (only
+ * such customers are candidates), so the agent is at least asked to confirm who is calling. Line data is
+ * rare (no voice platform sends it), and without this floor a caller ringing back after a day was a stranger.
+ */
+export const KNOWN_NUMBER_FLOOR = 0.3;
+/** A repeat caller on the same number within a day lands higher in "confirm". */
 export const REPEAT_CALLER_FLOOR = 0.4;
 /** Only a customer_ref the client itself holds may reach certainty. */
 export const WITHOUT_CUSTOMER_REF_CAP = 0.9;
@@ -74,7 +80,7 @@ export function scoreIdentity(signals: MatchSignals): Identity {
   if (signals.customerRef) {
     confidence = 1;
   } else {
-    if (signals.ani !== undefined && signals.recentCall) sum = Math.max(sum, REPEAT_CALLER_FLOOR);
+    if (signals.ani !== undefined) sum = Math.max(sum, signals.recentCall ? REPEAT_CALLER_FLOOR : KNOWN_NUMBER_FLOOR);
     confidence = Math.min(sum, WITHOUT_CUSTOMER_REF_CAP);
   }
   // Boosts are hundredths and twentieths; rounding removes float noise (0.30000000000000004).

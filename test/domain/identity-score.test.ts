@@ -77,22 +77,26 @@ const EXAMPLES: readonly Example[] = [
     "ani:landline",
     "external_id",
   ]),
-  row("VoIP ANI", on({ ani: "voip" }), 0.2, "low", "ignore", ["ani:voip"]),
+  row("VoIP ANI", on({ ani: "voip" }), 0.3, "low", "confirm", ["ani:voip"]),
   row("VoIP ANI + recent call", on({ ani: "voip", recentCall: true }), 0.4, "low", "confirm", [
     "ani:voip",
     "recency:1day",
   ]),
-  row("toll-free ANI", on({ ani: "toll_free" }), 0.05, "low", "ignore", ["ani:toll_free"]),
+  row("toll-free ANI", on({ ani: "toll_free" }), 0.3, "low", "confirm", ["ani:toll_free"]),
   row("toll-free ANI + recent call", on({ ani: "toll_free", recentCall: true }), 0.4, "low", "confirm", [
     "ani:toll_free",
     "recency:1day",
   ]),
-  row("unknown ANI", on({ ani: "unknown" }), 0, "low", "ignore", ["ani:unknown"]),
+  row("unknown ANI", on({ ani: "unknown" }), 0.3, "low", "confirm", ["ani:unknown"]),
   row("unknown ANI + recent call", on({ ani: "unknown", recentCall: true }), 0.4, "low", "confirm", [
     "ani:unknown",
     "recency:1day",
   ]),
-  row("unknown ANI + DNIS", on({ ani: "unknown", dnis: true }), 0.05, "low", "ignore", ["ani:unknown", "dnis"]),
+  row("unknown ANI + DNIS", on({ ani: "unknown", dnis: true }), 0.3, "low", "confirm", ["ani:unknown", "dnis"]),
+  row("unknown ANI + open intent", on({ ani: "unknown", openIntent: true }), 0.3, "low", "confirm", [
+    "ani:unknown",
+    "open_intent",
+  ]),
   row("external id", on({ externalId: true }), 0.4, "low", "confirm", ["external_id"]),
   row("external id + recent call", on({ externalId: true, recentCall: true }), 0.5, "medium", "reuse", [
     "external_id",
@@ -186,6 +190,14 @@ describe("scoreIdentity: the values the spec states", () => {
   });
   test("a new caller scores 0, low, ignore, with no sources", () => {
     expect(scoreIdentity(NO_MATCH)).toEqual({ confidence: 0, level: "low", sources: [], recommendation: "ignore" });
+  });
+  test("a known number of any line kind is at least confirm, whatever else is missing", () => {
+    fc.assert(
+      fc.property(signalsArb, (signals) => {
+        if (signals.ani === undefined) return;
+        expect(scoreIdentity(signals).recommendation).not.toBe("ignore");
+      }),
+    );
   });
   test("a customer_ref match alone scores 1.0", () => {
     expect(scoreIdentity(on({ customerRef: true })).confidence).toBe(1);
