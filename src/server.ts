@@ -14,7 +14,7 @@ import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
-import { createMetrics } from "./metrics/metrics.ts";
+import { countNoContext, createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
 import { createDatabase } from "./store/database.ts";
@@ -100,6 +100,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       isReady: () => isReady,
       admission,
       admits: isShedable,
+      onNoContext: countNoContext(context.metrics),
     });
     const { metrics } = context;
     const interceptors = [

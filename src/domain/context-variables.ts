@@ -15,8 +15,14 @@ export function templateSafeName(name: string): string {
   return `${VARIABLE_PREFIX}${safe === "" ? "unnamed" : safe}`;
 }
 
+/**
+ * Why an inbound answer carries no context although the caller may be known: the call goes ahead either way
+ * (a platform fails the call on anything but a 2xx), and the reason is there for logs and prompts that care.
+ */
+export type NoContextReason = "quota_exhausted" | "rate_limited" | "overloaded" | "timeout" | "error";
+
 /** The variables of a caller nothing is known about: every declared name present and empty. */
-export function noContextVariables(declared: readonly string[]): Record<string, string> {
+export function noContextVariables(declared: readonly string[], reason?: NoContextReason): Record<string, string> {
   const variables: Record<string, string> = {
     customer_ref: "",
     identity_confidence: "",
@@ -24,6 +30,7 @@ export function noContextVariables(declared: readonly string[]): Record<string, 
     identity_recommendation: "",
     open_intents: "",
     caller_context: "No caller context is available for this call; treat the caller as new.",
+    no_context_reason: reason ?? "",
   };
   for (const name of declared) variables[templateSafeName(name)] = "";
   return variables;

@@ -2,6 +2,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AdmissionControl, ShedReason } from "./admission.ts";
 import { deadlineKey } from "./context-values.ts";
 
@@ -48,9 +49,13 @@ export function finishesAdmittedWork(method: DescMethod): boolean {
   return method === CallerContextService.method.endCall;
 }
 
-/** Health and its like are never shed: a load balancer must still hear that the instance is degraded. */
+/**
+ * Health and its like are never shed: a load balancer must still hear that the instance is degraded.
+ * Platform webhooks are admitted by the webhook triage once their signature is checked, so that a refusal
+ * can be answered in the platform's shape (src/guards/webhook-triage.ts).
+ */
 export function isShedable(method: DescMethod): boolean {
-  return method.parent !== HealthService;
+  return method.parent !== HealthService && method.parent !== IntegrationService;
 }
 
 /**

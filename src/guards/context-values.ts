@@ -3,6 +3,7 @@ import type { FieldIssue } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Tier } from "../domain/tiers.ts";
+import type { WebhookEvent } from "../domain/webhook-event.ts";
 import type { Charge } from "../store/charge.ts";
 
 // Values the host and the guards hand to the service implementation.
@@ -47,4 +48,18 @@ export const deadlineKey = createContextKey<number | undefined>(undefined, {
 /** Set by the authentication guard for a verified platform webhook. */
 export const integrationKey = createContextKey<Integration | undefined>(undefined, {
   description: "the integration a webhook came through",
+});
+
+/** Set by the webhook triage: the platform's message as read, so the handler does not read it again. */
+export const webhookEventKey = createContextKey<WebhookEvent | undefined>(undefined, {
+  description: "the verified platform message, read",
+});
+
+/**
+ * Set for a request that completes a call already let in (a platform's end-of-call report): it is never
+ * refused for the rate limit or the quota, and is saved unbilled when no credit is left, since a platform
+ * cannot be asked to come back with it later.
+ */
+export const completesCallKey = createContextKey<boolean>(false, {
+  description: "completes a call already let in",
 });

@@ -2,6 +2,8 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
+import type { NoContextReason } from "../domain/context-variables.ts";
+import type { Integration } from "../domain/integration.ts";
 import type { Db } from "../store/database.ts";
 import type { MonthlyAllowance } from "../store/quota-slots.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
@@ -15,13 +17,16 @@ import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { readinessGuard } from "./readiness-guard.ts";
 import { timeBudget } from "./time-budget.ts";
+import { webhookTriage } from "./webhook-triage.ts";
 import type { WebhookVerifier } from "./webhook-verifier.ts";
 
 // The interceptors every call passes, in this order, over REST, Connect and
 // gRPC alike: readiness → error boundary → time budget → admission →
-// authentication → rate limit → quota → handler. The budget starts before the
-// guards: the wait for admission and their database work are part of the time
-// the caller waits.
+// authentication → webhook triage → rate limit → quota → handler. The budget
+// starts before the guards: the wait for admission and their database work are
+// part of the time the caller waits. Platform webhooks are admitted by the
+// triage rather than the admission step: only once their signature is checked
+// can a refusal be answered in the platform's shape.
 
 export interface GuardDependencies {
   readonly db: Db;
@@ -45,6 +50,8 @@ export interface GuardDependencies {
   readonly admits: (method: DescMethod) => boolean;
   /** Counts billed and refused calls and keys' last use, in memory. */
   readonly meter?: UsageMeter;
+  /** Counts an inbound webhook answered without context. */
+  readonly onNoContext?: (integration: Integration, reason: NoContextReason) => void;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {
@@ -63,6 +70,7 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
       failuresPerMinute: deps.authFailuresPerMinute,
       meter: deps.meter,
     }),
+    webhookTriage({ admission: deps.admission, onNoContext: deps.onNoContext }),
     rateLimitGuard(deps),
     quotaGuard(deps),
   ];

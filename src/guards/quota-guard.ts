@@ -1,16 +1,18 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { FastifyBaseLogger } from "fastify";
 import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Charge } from "../store/charge.ts";
 import type { Db } from "../store/database.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/quota-slots.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { chargeKey, principalKey } from "./context-values.ts";
+import { chargeKey, completesCallKey, principalKey } from "./context-values.ts";
 import { isBilled } from "./method-access.ts";
 
 export interface QuotaGuardOptions {
   readonly db: Db;
+  readonly log?: Pick<FastifyBaseLogger, "warn">;
   readonly clock: Clock;
   readonly monthlyAllowance: MonthlyAllowance;
   readonly meter?: UsageMeter;
@@ -31,6 +33,10 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
  * count this instance saw less than half a second ago stands in for it on the
  * hot path; only positive counts are remembered, so an account that ran out
  * is always looked up afresh (and a top-up is seen at once).
+ *
+ * A request that completes a call already let in (completesCallKey: a
+ * platform's end-of-call report) is saved unbilled when no credit is left,
+ * rather than lost: the platform cannot be asked to send it again later.
  */
 export function quotaGuard(options: QuotaGuardOptions): Interceptor {
   const { db, clock, monthlyAllowance } = options;
@@ -62,6 +68,11 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     };
 
     const before = await creditsBefore(accountId);
+    const unbilled = () => {
+      options.log?.warn({ keyId: principal.keyId }, "call completed unbilled: no credit left");
+      return withQuotaHeader(next(req), "0");
+    };
+    if (before <= 0 && req.contextValues.get(completesCallKey)) return unbilled();
     if (before <= 0) throw exhausted();
 
     let after: number | undefined;
@@ -85,9 +96,20 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       res.header.set("x-quota-remaining", String(after ?? before));
       return res;
     } catch (error) {
+      if (refused && req.contextValues.get(completesCallKey)) {
+        // Its statement found the last credit gone and undid itself: save it again, without the charge.
+        req.contextValues.delete(chargeKey);
+        return unbilled();
+      }
       if (refused) throw exhausted();
       if (error instanceof ConnectError) error.metadata.set("x-quota-remaining", String(before));
       throw error;
     }
   };
+}
+
+async function withQuotaHeader<R extends { header: Headers }>(response: Promise<R>, remaining: string): Promise<R> {
+  const res = await response;
+  res.header.set("x-quota-remaining", remaining);
+  return res;
 }

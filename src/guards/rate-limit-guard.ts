@@ -8,7 +8,7 @@ import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import type { Db } from "../store/database.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/quota-slots.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { principalKey } from "./context-values.ts";
+import { completesCallKey, principalKey } from "./context-values.ts";
 import { isRateLimited } from "./method-access.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { withResponseHeaders } from "./response-headers.ts";
@@ -44,7 +44,10 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
       "x-ratelimit-remaining": String(Math.max(0, base - decision.count)),
       "x-ratelimit-reset": String(decision.resetAtMs),
     };
-    if (!decision.allowed) {
+    if (!decision.allowed && req.contextValues.get(completesCallKey)) {
+      // Bounded by the starts let in; dropping it would lose what the call said.
+      log.warn({ keyId: principal.keyId, count: decision.count, limit: base }, "call completed over the rate limit");
+    } else if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
       options.meter?.refused(principal.tenant, "rate");
       const left = await creditsLeft(options.db, principal.tenant.accountId, clock.now(), options.monthlyAllowance);

@@ -26,6 +26,7 @@ export function accessLog(log: FastifyBaseLogger): RequestObserver {
         route: record.route,
         status: record.httpStatus,
         code: record.code,
+        noContext: record.noContext,
         ms: Math.round(record.durationMs * 10) / 10,
         keyId: record.keyId,
         peer: record.peer,

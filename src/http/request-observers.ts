@@ -25,6 +25,8 @@ export interface RequestRecord {
   /** The outcome as a Connect code name ("ok", "unauthenticated", …), for requests that reached a method. */
   readonly code?: string;
   readonly durationMs: number;
+  /** Why a platform webhook was answered "no context", when it was. */
+  readonly noContext?: string;
   /** The API key that authenticated the request, if one did. */
   readonly keyId?: string;
   readonly tier?: Tier;

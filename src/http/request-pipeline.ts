@@ -32,6 +32,8 @@ export interface RequestScope {
   method?: string;
   route?: string;
   code?: string;
+  /** Why a platform webhook was answered "no context" (quota_exhausted, overloaded, ...), when it was. */
+  noContext?: string;
 }
 
 /** The request's scope, for the interceptors and the handlers that have only the context values. */
@@ -103,6 +105,7 @@ export function openRequest(
       route: scope.route,
       httpStatus: answered ? res.statusCode : CLIENT_CLOSED_REQUEST,
       code: answered ? scope.code : codeName(Code.Canceled),
+      noContext: scope.noContext,
       durationMs: performance.now() - began,
       keyId: principal?.keyId,
       tier: principal?.tier,

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { CallRequest } from "../calls/call-deps.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { StartCallResult } from "../domain/call.ts";
-import { contextVariables, noContextVariables } from "../domain/context-variables.ts";
+import { contextVariables, type NoContextReason, noContextVariables } from "../domain/context-variables.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { type Integration, SUMMARY_VARIABLE } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
 import { PLATFORM_ADAPTERS } from "./platforms/platform-adapters.ts";
+import type { WebhookAnswer } from "./receive-webhook.ts";
 import type { WebhookDeps } from "./webhook-deps.ts";
 
 /**
@@ -22,29 +23,47 @@ const COMMIT_GRACE_MS = 50;
  * must not wait on us: past the start budget, or when the start fails for any
  * reason but the quota, the answer is a valid "no context" reply so the call
  * proceeds; the start's write undoes itself if it reaches its end too late.
+ * A quota refusal is left to the quota guard, which counts it; the webhook
+ * triage then answers "no context" too.
  */
 export async function answerInbound(
   deps: WebhookDeps,
   request: CallRequest,
   integration: Integration,
   event: InboundEvent,
-): Promise<unknown> {
-  const callId = event.callId ?? `cc_${randomUUID()}`;
-  const { variableFields, storeSummary } = integration.endOfCall;
-  const declared = storeSummary ? [...variableFields, SUMMARY_VARIABLE] : variableFields;
+): Promise<WebhookAnswer> {
+  const callId = inboundCallId(event);
   const result = await startWithinBudget(deps, request, {
     callId,
     identityHints: { ani: event.ani, dnis: event.dnis, externalIds: {} },
   });
-  const variables = result === undefined ? noContextVariables(declared) : contextVariables(result, declared);
-  return PLATFORM_ADAPTERS[integration.platform].inboundReply(variables, integration, callId);
+  const declared = declaredVariables(integration);
+  const noContext = typeof result === "string" ? result : undefined;
+  const variables =
+    typeof result === "string" ? noContextVariables(declared, result) : contextVariables(result, declared);
+  return { reply: PLATFORM_ADAPTERS[integration.platform].inboundReply(variables, integration, callId), noContext };
+}
+
+/** The platform's answer for a call that goes ahead without context, for `reason`. */
+export function noContextReply(integration: Integration, event: InboundEvent, reason: NoContextReason): unknown {
+  const variables = noContextVariables(declaredVariables(integration), reason);
+  return PLATFORM_ADAPTERS[integration.platform].inboundReply(variables, integration, inboundCallId(event));
+}
+
+function inboundCallId(event: InboundEvent): string {
+  return event.callId ?? `cc_${randomUUID()}`;
+}
+
+function declaredVariables(integration: Integration): readonly string[] {
+  const { variableFields, storeSummary } = integration.endOfCall;
+  return storeSummary ? [...variableFields, SUMMARY_VARIABLE] : variableFields;
 }
 
 async function startWithinBudget(
   deps: WebhookDeps,
   request: CallRequest,
   input: Parameters<typeof startCall>[2],
-): Promise<StartCallResult | undefined> {
+): Promise<StartCallResult | NoContextReason> {
   const budget = new AbortController();
   const signal = request.signal === undefined ? budget.signal : AbortSignal.any([request.signal, budget.signal]);
   const started = startCall(deps, { ...request, signal, deadline: Date.now() + deps.startBudgetMs }, input);
@@ -58,11 +77,11 @@ async function startWithinBudget(
     budget.abort();
     started.catch(() => {});
     deps.log.warn({ callId: input.callId, budgetMs: deps.startBudgetMs }, "inbound webhook answered without context");
-    return undefined;
+    return "timeout";
   } catch (error) {
     if (error instanceof DomainError && error.code === "resource_exhausted") throw error;
     deps.log.warn({ err: error, callId: input.callId }, "inbound webhook answered without context");
-    return undefined;
+    return error instanceof DomainError && error.code === "unavailable" ? "timeout" : "error";
   } finally {
     clearTimeout(timer);
   }

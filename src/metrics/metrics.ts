@@ -18,6 +18,8 @@ export interface Metrics {
   readonly refusals: Counter<"reason" | "tier">;
   readonly recommendations: Counter<"recommendation">;
   readonly budgetExpiries: Counter<"method">;
+  /** Inbound platform webhooks answered 2xx without context, by platform and why. */
+  readonly webhookNoContext: Counter<"platform" | "reason">;
 }
 
 // Latency buckets around a start's one-second budget.
@@ -93,5 +95,18 @@ export function createMetrics(
       labelNames: ["method"],
       registers,
     }),
+    webhookNoContext: new Counter({
+      name: "webhook_no_context_answers_total",
+      help: "Inbound platform webhooks answered without context so the call goes ahead: quota_exhausted, rate_limited, overloaded, timeout or error",
+      labelNames: ["platform", "reason"],
+      registers,
+    }),
   };
+}
+
+/** Counts an inbound webhook answered without context, when metrics are on. */
+export function countNoContext(
+  metrics: Metrics | undefined,
+): (integration: { platform: string }, reason: string) => void {
+  return (integration, reason) => metrics?.webhookNoContext.inc({ platform: integration.platform, reason });
 }

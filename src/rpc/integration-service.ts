@@ -2,9 +2,11 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { integrationKey } from "../guards/context-values.ts";
+import { integrationKey, webhookEventKey } from "../guards/context-values.ts";
+import { noteNoContext } from "../guards/webhook-triage.ts";
 import { receiveWebhook } from "../integrations/receive-webhook.ts";
 import { webhookDepsOf } from "../integrations/webhook-deps.ts";
+import { countNoContext } from "../metrics/metrics.ts";
 import { callRequestOf } from "./caller-context-service.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
@@ -12,12 +14,15 @@ import { withDomainErrors } from "./connect-errors.ts";
 export function createIntegrationService(app: AppContext): ServiceImpl<typeof IntegrationService> {
   const deps = webhookDepsOf(app);
   return {
-    receiveWebhook: withDomainErrors(async (request, context) => {
+    receiveWebhook: withDomainErrors(async (_request, context) => {
       const integration = context.values.get(integrationKey);
-      // Set by the authentication guard for every webhook; missing means a miswired chain.
-      if (integration === undefined) throw new DomainError("internal", "No verified integration");
-      const reply = await receiveWebhook(deps, callRequestOf(context), integration, request.payload);
-      return { replyJson: JSON.stringify(reply) };
+      const event = context.values.get(webhookEventKey);
+      // Set by the authentication guard and the webhook triage for every webhook; missing means a miswired chain.
+      if (integration === undefined || event === undefined) throw new DomainError("internal", "No verified webhook");
+      const answer = await receiveWebhook(deps, callRequestOf(context), integration, event);
+      if (answer.noContext !== undefined)
+        noteNoContext(context.values, integration, answer.noContext, countNoContext(app.metrics));
+      return { replyJson: JSON.stringify(answer.reply) };
     }),
   };
 }

@@ -46,6 +46,7 @@ test("an inbound webhook past the start budget answers a valid no-context reply,
     open_intents: "",
     var_order_number: "",
     caller_context: expect.stringContaining("No caller context"),
+    no_context_reason: "timeout",
   });
   expect(await quotaOf(url, accountId)).toBe(credits);
 });

@@ -16,6 +16,7 @@ const BASE_VARIABLES = [
   "identity_confidence",
   "identity_level",
   "identity_recommendation",
+  "no_context_reason",
   "open_intents",
 ];
 

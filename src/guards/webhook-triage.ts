@@ -1,0 +1,102 @@
+import { create } from "@bufbuild/protobuf";
+import {
+  ConnectError,
+  type ContextValues,
+  type Interceptor,
+  type UnaryRequest,
+  type UnaryResponse,
+} from "@connectrpc/connect";
+import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
+import { ReceiveWebhookResponseSchema } from "../../gen/callercontext/v1/integrations_pb.ts";
+import type { NoContextReason } from "../domain/context-variables.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import type { Integration } from "../domain/integration.ts";
+import type { InboundEvent } from "../domain/webhook-event.ts";
+import { requestScopeKey } from "../http/request-pipeline.ts";
+import { noContextReply } from "../integrations/answer-inbound.ts";
+import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
+import { domainErrorToConnect } from "../rpc/connect-errors.ts";
+import type { AdmissionControl } from "./admission.ts";
+import { completesCallKey, integrationKey, webhookEventKey } from "./context-values.ts";
+
+export interface WebhookTriageOptions {
+  readonly admission: AdmissionControl;
+  /** Counts an inbound webhook answered without context. */
+  readonly onNoContext?: (integration: Integration, reason: NoContextReason) => void;
+}
+
+/**
+ * A verified platform webhook, read once and sorted before the limits:
+ * - a message the service only acknowledges (status updates, speech, audio) is answered here, before the
+ *   rate limit and the quota: nobody is billed for it, so it must not use up the window either;
+ * - an end-of-call report completes a call already let in: admitted over the limit, never refused for rate
+ *   or quota (completesCallKey);
+ * - an inbound call is admitted here, after its signature was checked (a platform's answer has its shape),
+ *   and any refusal (over the limit, out of credits, overloaded) becomes a 2xx "no context" answer: a platform
+ *   fails the phone call on anything else.
+ */
+export function webhookTriage(options: WebhookTriageOptions): Interceptor {
+  return (next) => async (req) => {
+    const integration = req.contextValues.get(integrationKey);
+    if (integration === undefined || req.stream) return next(req);
+    const { payload } = req.message as { payload?: unknown };
+    let event: ReturnType<typeof readWebhookEvent>;
+    try {
+      event = readWebhookEvent(integration, String(payload ?? ""), req.header);
+    } catch (error) {
+      throw error instanceof DomainError ? domainErrorToConnect(error) : error;
+    }
+    req.contextValues.set(webhookEventKey, event);
+    if (event.kind === "ignored") return reply(req, { status: "ignored", type: event.type });
+    if (event.kind === "end") {
+      req.contextValues.set(completesCallKey, true);
+      return next(req);
+    }
+    const noContext = (reason: NoContextReason) => {
+      noteNoContext(req.contextValues, integration, reason, options.onNoContext);
+      return reply(req, noContextReply(integration, event as InboundEvent, reason));
+    };
+    const admitted = await options.admission.acquire(req.signal);
+    if ("refused" in admitted) return noContext("overloaded");
+    try {
+      return await next(req);
+    } catch (error) {
+      const reason = refusalReason(error);
+      if (reason === undefined) throw error;
+      return noContext(reason);
+    } finally {
+      admitted.permit.release({ pastDeadline: false });
+    }
+  };
+}
+
+/** Notes an inbound webhook answered without context: in the access log (the request's scope) and the counter. */
+export function noteNoContext(
+  values: ContextValues,
+  integration: Integration,
+  reason: NoContextReason,
+  count: WebhookTriageOptions["onNoContext"],
+): void {
+  const scope = values.get(requestScopeKey);
+  if (scope !== undefined) scope.noContext = reason;
+  count?.(integration, reason);
+}
+
+/** The limit a refusal came from, or undefined for an error that is not a refusal. */
+function refusalReason(error: unknown): NoContextReason | undefined {
+  if (!(error instanceof ConnectError)) return undefined;
+  if (error.findDetails(QuotaExhaustedSchema).length > 0) return "quota_exhausted";
+  if (error.findDetails(RateLimitExceededSchema).length > 0) return "rate_limited";
+  return undefined;
+}
+
+function reply(req: UnaryRequest, body: unknown): UnaryResponse {
+  return {
+    stream: false,
+    service: req.service,
+    method: req.method,
+    header: new Headers(),
+    trailer: new Headers(),
+    message: create(ReceiveWebhookResponseSchema, { replyJson: JSON.stringify(body) }),
+  } as UnaryResponse;
+}
