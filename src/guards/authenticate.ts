@@ -9,7 +9,7 @@ import { integrationKey, peerAddressKey, principalKey } from "./context-values.t
 import type { KeyVerifier } from "./key-verifier.ts";
 import { accessOf } from "./method-access.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
-import { WEBHOOK_REFUSED_MESSAGE, type WebhookVerifier } from "./webhook-verifier.ts";
+import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE, type WebhookVerifier } from "./webhook-verifier.ts";
 
 export interface AuthenticateOptions {
   readonly keys: KeyVerifier;
@@ -66,8 +66,18 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
     }
     if (access === "integration") {
       const { webhookId, payload } = req.message as { webhookId?: unknown; payload?: unknown };
-      const verified = await options.webhooks.verify(String(webhookId ?? ""), String(payload ?? ""), req.header);
-      if (!verified.ok) throw await refuse(WEBHOOK_REFUSED_MESSAGE, peer);
+      const verified = await options.webhooks.verify(
+        String(webhookId ?? ""),
+        String(payload ?? ""),
+        req.header,
+        req.url,
+      );
+      if (!verified.ok) {
+        const refusal = await refuse(WEBHOOK_REFUSED_MESSAGE, peer);
+        // A platform given credentials in its URL (Twilio) sends them only once challenged for them.
+        refusal.metadata.set("www-authenticate", WEBHOOK_BASIC_CHALLENGE);
+        throw refusal;
+      }
       req.contextValues.set(principalKey, verified.principal).set(integrationKey, verified.integration);
       return next(req);
     }

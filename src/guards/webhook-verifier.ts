@@ -15,13 +15,15 @@ import { createShortLivedCache } from "./short-lived-cache.ts";
 // webhook then costs no database read before its start.
 
 export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
+/** Sent with every webhook refusal: HTTP clients given `user:pass@` in a URL send it only when challenged. */
+export const WEBHOOK_BASIC_CHALLENGE = 'Basic realm="Caller Context webhooks", charset="UTF-8"';
 
 export type WebhookVerification =
   | { readonly ok: true; readonly principal: Principal; readonly integration: Integration }
   | { readonly ok: false };
 
 export interface WebhookVerifier {
-  verify(webhookId: string, payload: string, headers: Headers): Promise<WebhookVerification>;
+  verify(webhookId: string, payload: string, headers: Headers, url: string): Promise<WebhookVerification>;
   /** Drops cached integrations: one was deleted, or an account's tier changed. */
   forgetAll(): void;
 }
@@ -32,14 +34,14 @@ export function createWebhookVerifier(
   monotonicNow: () => number = () => performance.now(),
 ): WebhookVerifier {
   const cache = createShortLivedCache<IntegrationWithAccount | undefined>(monotonicNow);
-  const verify: WebhookVerifier["verify"] = async (webhookId, payload, headers) => {
+  const verify: WebhookVerifier["verify"] = async (webhookId, payload, headers, url) => {
     if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return { ok: false };
     const found = await cache.get(webhookId, () => findIntegrationByWebhookId(db, webhookId));
     if (found === undefined) return { ok: false };
     const integration = integrationRowToIntegration(found.integration);
     const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
     const nowMs = clock.now().getTime();
-    if (!PLATFORM_ADAPTERS[integration.platform].authenticate({ payload, headers, nowMs, credentials })) {
+    if (!PLATFORM_ADAPTERS[integration.platform].authenticate({ payload, headers, url, nowMs, credentials })) {
       return { ok: false };
     }
     return {

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
 import { codeName } from "./code-names.ts";
-import { connectErrorToHttp, toConnectError } from "./error-response.ts";
+import { connectErrorToHttp, body as httpError, toConnectError } from "./error-response.ts";
 import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import { scopeOf } from "./request-pipeline.ts";
@@ -28,9 +28,8 @@ export interface RestService {
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** What the JSON body parser hands the route: the parsed value (and its text), or that it could not be parsed. */
 /** The body as text; undefined when its bytes are not UTF-8. Parsed as JSON by the route that wants JSON. */
-type BodyText = { readonly text: string | undefined };
+type BodyText = { readonly text: string | undefined; readonly form: boolean };
 
 /** A route's raw-body field (proto name) and raw-response field (its localName), when it declares them. */
 interface RawFields {
@@ -47,26 +46,29 @@ export function registerRestRoutes(
   interceptors: Interceptor[],
   refuseEarly?: EarlyRefusal,
 ): void {
-  // JSON only: any other Content-Type is answered 415 by Fastify.
+  // JSON, and forms for the raw-body routes (a platform's widget may send one); any other Content-Type is
+  // answered 415 by Fastify, and a form sent to a JSON route by the handler.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_req, raw, done) => {
+  const bodyText = (form: boolean) => (_req: unknown, raw: string | Buffer, done: (e: null, b: BodyText) => void) => {
     let text: string | undefined;
     try {
       // JSON is UTF-8; bytes that are not would otherwise be stored as U+FFFD without a word.
       text = UTF8.decode(raw as Buffer);
     } catch {}
-    done(null, { text } satisfies BodyText);
-  });
+    done(null, { text, form });
+  };
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, bodyText(false));
+  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, bodyText(true));
 
   for (const { service, implementation } of services) {
     const spec = createServiceImplSpec(service, implementation as never);
     for (const method of service.methods) {
       if (method.methodKind !== "unary" || !hasOption(method, routeOption)) continue;
-      const { method: httpMethod, path, body, responseBody } = getOption(method, routeOption);
+      const { method: httpMethod, path, body, responseBody, additionalMethods } = getOption(method, routeOption);
       const responseField = method.output.fields.find((field) => field.name === responseBody)?.localName;
       const raw = body === "" ? undefined : { body, responseField };
       app.route({
-        method: httpMethod as "GET" | "POST" | "DELETE",
+        method: [httpMethod, ...additionalMethods] as ("GET" | "POST" | "DELETE")[],
         url: path.replace(/\{(\w+)\}/g, ":$1"),
         // Before the body is read: a refusal then costs no parse, decode or timer.
         onRequest:
@@ -108,8 +110,16 @@ async function handle(
   // GET and DELETE take their fields from the query string: some clients and proxies drop a DELETE body.
   const fromQuery = request.method === "GET" || request.method === "DELETE";
   const body = fromQuery ? undefined : (request.body as BodyText | undefined);
+  if (body?.form && raw === undefined) {
+    const { status, body: errorBody } = httpError(415, "Content-Type must be application/json");
+    return reply.code(status).send(errorBody);
+  }
   let json: unknown;
-  if (fromQuery) {
+  if (fromQuery && raw !== undefined) {
+    // A raw-body route's GET: the query string is the body, as a form would have sent it.
+    const query = request.url.indexOf("?");
+    json = { [raw.body]: query < 0 ? "" : request.url.slice(query + 1) };
+  } else if (fromQuery) {
     json = request.query;
   } else if (raw !== undefined) {
     // The body goes to one string field as sent; the implementation reads it.
@@ -137,7 +147,9 @@ async function handle(
     method,
     protocolName: "rest",
     requestMethod: request.method,
-    url: request.url,
+    // The whole URL as the client addressed it (TRUST_PROXY decides whether X-Forwarded-Proto counts): a
+    // platform that signs the URL (Twilio) signed this one.
+    url: `${request.protocol}://${request.host}${request.url}`,
     requestSignal: scope.signal,
     requestHeader: headersFrom(request.headers),
     // Refused, with the body's other problems, after the guards and before the implementation (strict-input.ts).

@@ -34,3 +34,12 @@ export function signatureParts(header: string | null): Map<string, string> {
   }
   return parts;
 }
+
+/** The password of an `Authorization: Basic` header (the user name is not checked), or undefined. */
+export function basicPassword(authorization: string | null): string | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? "");
+  if (match === null) return undefined;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}

@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/integrations.proto.
  */
 export const file_callercontext_v1_integrations: GenFile = /*@__PURE__*/
-  fileDesc("CiNjYWxsZXJjb250ZXh0L3YxL2ludGVncmF0aW9ucy5wcm90bxIQY2FsbGVyY29udGV4dC52MSI8ChVSZWNlaXZlV2ViaG9va1JlcXVlc3QSEgoKd2ViaG9va19pZBgBIAEoCRIPCgdwYXlsb2FkGAIgASgJIiwKFlJlY2VpdmVXZWJob29rUmVzcG9uc2USEgoKcmVwbHlfanNvbhgBIAEoCTK+AQoSSW50ZWdyYXRpb25TZXJ2aWNlEqcBCg5SZWNlaXZlV2ViaG9vaxInLmNhbGxlcmNvbnRleHQudjEuUmVjZWl2ZVdlYmhvb2tSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5SZWNlaXZlV2ViaG9va1Jlc3BvbnNlIkKKtRg6CgRQT1NUEh0vdjEvaW50ZWdyYXRpb25zL3t3ZWJob29rX2lkfRoHcGF5bG9hZCIKcmVwbHlfanNvbpC1GAViBnByb3RvMw", [file_callercontext_v1_options]);
+  fileDesc("CiNjYWxsZXJjb250ZXh0L3YxL2ludGVncmF0aW9ucy5wcm90bxIQY2FsbGVyY29udGV4dC52MSI8ChVSZWNlaXZlV2ViaG9va1JlcXVlc3QSEgoKd2ViaG9va19pZBgBIAEoCRIPCgdwYXlsb2FkGAIgASgJIiwKFlJlY2VpdmVXZWJob29rUmVzcG9uc2USEgoKcmVwbHlfanNvbhgBIAEoCTLDAQoSSW50ZWdyYXRpb25TZXJ2aWNlEqwBCg5SZWNlaXZlV2ViaG9vaxInLmNhbGxlcmNvbnRleHQudjEuUmVjZWl2ZVdlYmhvb2tSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5SZWNlaXZlV2ViaG9va1Jlc3BvbnNlIkeKtRg/CgRQT1NUEh0vdjEvaW50ZWdyYXRpb25zL3t3ZWJob29rX2lkfRoHcGF5bG9hZCIKcmVwbHlfanNvbioDR0VUkLUYBWIGcHJvdG8z", [file_callercontext_v1_options]);
 
 /**
  * @generated from message callercontext.v1.ReceiveWebhookRequest
@@ -25,7 +25,8 @@ export type ReceiveWebhookRequest = Message<"callercontext.v1.ReceiveWebhookRequ
   webhookId: string;
 
   /**
-   * The platform's JSON body, exactly as sent.
+   * The platform's body exactly as sent: JSON, or a form (a GET's query
+   * string); the platform's signature covers these bytes.
    *
    * @generated from field: string payload = 2;
    */

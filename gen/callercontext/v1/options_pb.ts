@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/options.proto.
  */
 export const file_callercontext_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiSgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJKowBCgZBY2Nlc3MSFgoSQUNDRVNTX1VOU1BFQ0lGSUVEEAASEQoNQUNDRVNTX1BVQkxJQxABEhAKDEFDQ0VTU19BRE1JThACEhUKEUFDQ0VTU19OT1RfQklMTEVEEAMSFgoSQUNDRVNTX05PVF9NRVRFUkVEEAQSFgoSQUNDRVNTX0lOVEVHUkFUSU9OEAU6TwoFcm91dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjRhgMgASgLMhcuY2FsbGVyY29udGV4dC52MS5Sb3V0ZVIFcm91dGU6UgoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0oYDIAEoDjIYLmNhbGxlcmNvbnRleHQudjEuQWNjZXNzUgZhY2Nlc3NiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiZgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJEhoKEmFkZGl0aW9uYWxfbWV0aG9kcxgFIAMoCSqMAQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAhIVChFBQ0NFU1NfTk9UX0JJTExFRBADEhYKEkFDQ0VTU19OT1RfTUVURVJFRBAEEhYKEkFDQ0VTU19JTlRFR1JBVElPThAFOk8KBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIXLmNhbGxlcmNvbnRleHQudjEuUm91dGVSBXJvdXRlOlIKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyABKA4yGC5jYWxsZXJjb250ZXh0LnYxLkFjY2Vzc1IGYWNjZXNzYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Route binds an RPC to a REST endpoint. The HTTP host turns every method
@@ -51,6 +51,15 @@ export type Route = Message<"callercontext.v1.Route"> & {
    * @generated from field: string response_body = 4;
    */
   responseBody: string;
+
+  /**
+   * Other HTTP methods the same path answers. A raw-body route answering
+   * "GET" receives the query string as its body, as a form would send it
+   * (Twilio Studio's HTTP Request widget can be set to GET).
+   *
+   * @generated from field: repeated string additional_methods = 5;
+   */
+  additionalMethods: string[];
 };
 
 /**

@@ -8,6 +8,8 @@ export interface SignedRequest {
   /** The body exactly as sent. */
   readonly payload: string;
   readonly headers: Headers;
+  /** The whole URL as the platform addressed it (Twilio signs it). */
+  readonly url: string;
   readonly nowMs: number;
   readonly credentials: IntegrationCredentials;
 }

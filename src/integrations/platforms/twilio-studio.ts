@@ -1,13 +1,23 @@
+import { createHash, createHmac } from "node:crypto";
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
-import { bearerMatches } from "../webhook-credentials.ts";
-import type { PlatformAdapter } from "./platform-adapter.ts";
+import { basicPassword, bearerMatches, safeEqual, tokenMatches } from "../webhook-credentials.ts";
+import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
 
-// Twilio Studio's HTTP Request widget sends the JSON the flow author writes
-// (docs/integrations.md gives it) with the integration's secret as a Bearer
-// header, and reads a flat JSON object back as `widgets.<name>.parsed`.
+// Twilio Studio's HTTP Request widget has no header field: its credential is
+// either Basic in the URL (`https://studio:whsec_…@host/…`, sent once the
+// server challenges for it) or Twilio's own signature, X-Twilio-Signature,
+// keyed by the account's auth token (stored as the integration's signing
+// secret). A Bearer header is still taken from clients that can send one.
+// The widget sends a form (its default), JSON, or a GET with the parameters
+// in the query; it reads a flat JSON object back as `widgets.<name>.parsed`.
 
 export const twilioStudio: PlatformAdapter = {
-  authenticate({ headers, credentials }) {
+  authenticate(request) {
+    const { headers, credentials } = request;
+    const password = basicPassword(headers.get("authorization"));
+    if (password !== undefined) return tokenMatches(password, credentials.tokenHash);
+    const signature = headers.get("x-twilio-signature");
+    if (signature !== null) return credentials.signingSecret !== null && twilioSigned(request, signature);
     return bearerMatches(headers, credentials.tokenHash);
   },
   read(json): WebhookEvent {
@@ -25,3 +35,39 @@ export const twilioStudio: PlatformAdapter = {
     return variables;
   },
 };
+
+/**
+ * Twilio's request signature: base64 HMAC-SHA1, keyed by the auth token, of the URL it requested followed
+ * by a form's parameters sorted by name (each name then value). A JSON body is covered instead by the
+ * `bodySHA256` query parameter (hex SHA-256 of the body), which the signed URL carries. The URL is tried
+ * with and without the scheme's default port, as Twilio's own validator does.
+ */
+function twilioSigned({ payload, headers, url, credentials }: SignedRequest, signature: string): boolean {
+  const authToken = credentials.signingSecret ?? "";
+  const query = new URL(url).searchParams;
+  const bodyHash = query.get("bodySHA256");
+  let signed = "";
+  if (bodyHash !== null) {
+    if (!safeEqual(createHash("sha256").update(payload, "utf8").digest("hex"), bodyHash.toLowerCase())) return false;
+  } else if (headers.get("content-type")?.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+    const params = [...new URLSearchParams(payload)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    signed = params.map(([name, value]) => name + value).join("");
+  }
+  return withAndWithoutPort(url).some((candidate) =>
+    safeEqual(
+      createHmac("sha1", authToken)
+        .update(candidate + signed, "utf8")
+        .digest("base64"),
+      signature,
+    ),
+  );
+}
+
+function withAndWithoutPort(url: string): string[] {
+  const match = /^(https?:\/\/)([^/?#]*)(.*)$/i.exec(url);
+  if (match === null) return [url];
+  const [, scheme, authority, rest] = match;
+  const host = authority.replace(/:\d+$/, "");
+  const port = scheme.toLowerCase() === "https://" ? ":443" : ":80";
+  return [...new Set([url, scheme + host + rest, scheme + host + port + rest])];
+}
