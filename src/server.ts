@@ -100,6 +100,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       isReady: () => isReady,
       admission,
       admits: isShedable,
+      webhookStartBudgetMs: config.budgetMs.start,
       onNoContext: countNoContext(context.metrics),
     });
     const { metrics } = context;

@@ -50,6 +50,8 @@ export interface GuardDependencies {
   readonly admits: (method: DescMethod) => boolean;
   /** Counts billed and refused calls and keys' last use, in memory. */
   readonly meter?: UsageMeter;
+  /** How long a platform's inbound call may wait for its context (the start budget). */
+  readonly webhookStartBudgetMs: number;
   /** Counts an inbound webhook answered without context. */
   readonly onNoContext?: (integration: Integration, reason: NoContextReason) => void;
 }
@@ -70,7 +72,11 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
       failuresPerMinute: deps.authFailuresPerMinute,
       meter: deps.meter,
     }),
-    webhookTriage({ admission: deps.admission, onNoContext: deps.onNoContext }),
+    webhookTriage({
+      admission: deps.admission,
+      startBudgetMs: deps.webhookStartBudgetMs,
+      onNoContext: deps.onNoContext,
+    }),
     rateLimitGuard(deps),
     quotaGuard(deps),
   ];

@@ -13,14 +13,16 @@ import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
 import { requestScopeKey } from "../http/request-pipeline.ts";
-import { noContextReply } from "../integrations/answer-inbound.ts";
+import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
 import { domainErrorToConnect } from "../rpc/connect-errors.ts";
 import type { AdmissionControl } from "./admission.ts";
-import { completesCallKey, integrationKey, webhookEventKey } from "./context-values.ts";
+import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
 
 export interface WebhookTriageOptions {
   readonly admission: AdmissionControl;
+  /** How long a platform's inbound call may wait for its context, the guards' own work included. */
+  readonly startBudgetMs: number;
   /** Counts an inbound webhook answered without context. */
   readonly onNoContext?: (integration: Integration, reason: NoContextReason) => void;
 }
@@ -32,8 +34,8 @@ export interface WebhookTriageOptions {
  * - an end-of-call report completes a call already let in: admitted over the limit, never refused for rate
  *   or quota (completesCallKey);
  * - an inbound call is admitted here, after its signature was checked (a platform's answer has its shape),
- *   and any refusal (over the limit, out of credits, overloaded) becomes a 2xx "no context" answer: a platform
- *   fails the phone call on anything else.
+ *   and any refusal (over the limit, out of credits, overloaded, past the start budget, the guards' own
+ *   waits included) becomes a 2xx "no context" answer: a platform fails the phone call on anything else.
  */
 export function webhookTriage(options: WebhookTriageOptions): Interceptor {
   return (next) => async (req) => {
@@ -56,10 +58,13 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
       noteNoContext(req.contextValues, integration, reason, options.onNoContext);
       return reply(req, noContextReply(integration, event as InboundEvent, reason));
     };
-    const admitted = await options.admission.acquire(req.signal);
-    if ("refused" in admitted) return noContext("overloaded");
+    const deadline = Date.now() + options.startBudgetMs;
+    req.contextValues.set(deadlineKey, deadline);
+    const admitted = await options.admission.acquire(req.signal, () => Date.now() >= deadline);
+    if ("refused" in admitted) return noContext(admitted.refused === "deadline" ? "timeout" : "overloaded");
     try {
-      return await next(req);
+      const answer = await settledBy(next(req), deadline + COMMIT_GRACE_MS);
+      return answer === "late" ? noContext("timeout") : answer;
     } catch (error) {
       const reason = refusalReason(error);
       if (reason === undefined) throw error;
@@ -80,6 +85,20 @@ export function noteNoContext(
   const scope = values.get(requestScopeKey);
   if (scope !== undefined) scope.noContext = reason;
   count?.(integration, reason);
+}
+
+/** The answer, or "late" when it has not come by `deadline` (epoch ms); a late answer is dropped. */
+async function settledBy<T>(answer: Promise<T>, deadline: number): Promise<T | "late"> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+    answer.catch(() => {});
+  }
 }
 
 /** The limit a refusal came from, or undefined for an error that is not a refusal. */

@@ -15,7 +15,7 @@ import type { WebhookDeps } from "./webhook-deps.ts";
  * the reply carries none (the call proceeds) whatever the write does. The calls' own budget waits for the
  * write's outcome instead (src/guards/time-budget.ts), since its answer says whether the call was saved.
  */
-const COMMIT_GRACE_MS = 50;
+export const COMMIT_GRACE_MS = 50;
 
 /**
  * An inbound call: a start under the platform's call id (or one of ours the
@@ -66,10 +66,12 @@ async function startWithinBudget(
 ): Promise<StartCallResult | NoContextReason> {
   const budget = new AbortController();
   const signal = request.signal === undefined ? budget.signal : AbortSignal.any([request.signal, budget.signal]);
-  const started = startCall(deps, { ...request, signal, deadline: Date.now() + deps.startBudgetMs }, input);
+  // The webhook triage set the deadline when the webhook arrived; the guards' waits count against it too.
+  const deadline = request.deadline ?? Date.now() + deps.startBudgetMs;
+  const started = startCall(deps, { ...request, signal, deadline }, input);
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<"over">((resolve) => {
-    timer = setTimeout(() => resolve("over"), deps.startBudgetMs + COMMIT_GRACE_MS);
+    timer = setTimeout(() => resolve("over"), Math.max(0, deadline - Date.now()) + COMMIT_GRACE_MS);
   });
   try {
     const outcome = await Promise.race([started, overBudget]);

@@ -1,13 +1,25 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { symmetric as retellSignature } from "retell-sdk/lib/webhook_auth";
+import twilio from "twilio";
+import { assistantRequest, endOfCallReport, statusUpdate } from "./fixtures/vapi-messages.ts";
 
-// What the contract tests need to know of each platform: its documented
-// example payloads (fixtures/), how it signs, and where its answer keeps the
-// variables.
+// What the contract tests need to know of each platform: its example payloads
+// (fixtures/: Vapi's typed by its SDK), how it signs (with the platform's own
+// SDK where it has a signer), and where its answer keeps the variables.
 
 export interface Secrets {
   readonly webhookSecret: string;
   readonly signingSecret: string;
+}
+
+/** What a platform signs: the body as sent, when, and the URL it requested. */
+export interface Signing {
+  readonly payload: string;
+  readonly secrets: Secrets;
+  readonly kind: "inbound" | "end" | "ignored";
+  readonly nowMs: number;
+  readonly url: string;
 }
 
 export interface PlatformCase {
@@ -15,14 +27,18 @@ export interface PlatformCase {
   readonly create: Record<string, unknown>;
   readonly inbound: string;
   readonly end: string;
+  /** A routine message the platform sends during a call, which the service only acknowledges. */
+  readonly ignored: string;
+  /** The Content-Type the platform sends its bodies with. */
+  readonly contentType: string;
   /** The call id in the fixtures, replaced per test so calls stay distinct. */
   readonly fixtureCallId?: string;
   readonly caller: string;
   /** The mapped variable the end fixture saves, and its value. */
   readonly saved: { readonly intent: string; readonly variable: string; readonly value: string };
-  headers(payload: string, secrets: Secrets, kind: "inbound" | "end"): Record<string, string>;
+  headers(signing: Signing): Promise<Record<string, string>>;
   /** The same request with a wrong credential. */
-  badHeaders(payload: string, secrets: Secrets, kind: "inbound" | "end"): Record<string, string>;
+  badHeaders(signing: Signing): Promise<Record<string, string>>;
   variablesOf(reply: any): Record<string, string>;
   /** The answer's keys outside the variables, exactly. */
   envelope(reply: any, callId: string): unknown;
@@ -38,18 +54,38 @@ export function fixture(name: string): string {
 const hmac = (secret: string, message: string) => createHmac("sha256", secret).update(message).digest("hex");
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const MAPPING = { variable_fields: [] as string[], store_summary: true };
+const JSON_TYPE = "application/json";
+const FORM_TYPE = "application/x-www-form-urlencoded";
+
+/** A flat JSON fixture as the form Twilio Studio's widget sends by default. */
+const asForm = (json: string) => new URLSearchParams(JSON.parse(json)).toString();
+
+const elevenlabsSignature = (secret: string, { payload, nowMs }: Signing) => {
+  const t = Math.floor(nowMs / 1000);
+  return { "elevenlabs-signature": `t=${t},v0=${hmac(secret, `${t}.${payload}`)}` };
+};
+
+const twilioSignature = (authToken: string, { payload, url }: Signing) => ({
+  "x-twilio-signature": twilio.getExpectedTwilioSignature(
+    authToken,
+    url,
+    Object.fromEntries(new URLSearchParams(payload)),
+  ),
+});
 
 export const PLATFORM_CASES: readonly PlatformCase[] = [
   {
     platform: "vapi",
     create: { assistant_id: "asst_5f2c", end_of_call: { ...MAPPING, variable_fields: ["plan"] } },
-    inbound: fixture("vapi-assistant-request.json"),
-    end: fixture("vapi-end-of-call-report.json"),
+    inbound: JSON.stringify(assistantRequest),
+    end: JSON.stringify(endOfCallReport),
+    ignored: JSON.stringify(statusUpdate),
+    contentType: JSON_TYPE,
     fixtureCallId: "0f3a3c1e-6a55-4d35-9a8b-2c1e8f4b7d10",
     caller: "+14155550123",
     saved: { intent: "billing_dispute", variable: "var_plan", value: "gold" },
-    headers: (_payload, s) => ({ "x-vapi-secret": s.webhookSecret }),
-    badHeaders: () => ({ "x-vapi-secret": "not-the-secret" }),
+    headers: async ({ secrets }) => ({ "x-vapi-secret": secrets.webhookSecret }),
+    badHeaders: async () => ({ "x-vapi-secret": "not-the-secret" }),
     variablesOf: (reply) => reply.assistantOverrides.variableValues,
     envelope: (reply) => ({ ...reply, assistantOverrides: Object.keys(reply.assistantOverrides) }),
     expectedEnvelope: () => ({ assistantId: "asst_5f2c", assistantOverrides: ["variableValues"] }),
@@ -62,16 +98,16 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     },
     inbound: fixture("retell-call-inbound.json"),
     end: fixture("retell-call-analyzed.json"),
+    ignored: JSON.stringify({ event: "call_started", call: { call_id: "Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6" } }),
+    contentType: JSON_TYPE,
     caller: "+12137771234",
     saved: { intent: "reschedule_delivery", variable: "var_delivery_day", value: "Friday" },
-    headers: (payload, s) => {
-      const stamp = Date.now();
-      return { "x-retell-signature": `v=${stamp},d=${hmac(s.signingSecret, payload + stamp)}` };
-    },
-    badHeaders: (payload) => {
-      const stamp = Date.now();
-      return { "x-retell-signature": `v=${stamp},d=${hmac("wrong", payload + stamp)}` };
-    },
+    headers: async ({ payload, secrets, nowMs }) => ({
+      "x-retell-signature": await retellSignature.sign(payload, secrets.signingSecret, nowMs),
+    }),
+    badHeaders: async ({ payload, nowMs }) => ({
+      "x-retell-signature": await retellSignature.sign(payload, "key_wrong", nowMs),
+    }),
     variablesOf: (reply) => reply.call_inbound.dynamic_variables,
     envelope: (reply) => ({ call_inbound: { ...reply.call_inbound, dynamic_variables: "…" } }),
     expectedEnvelope: (callId) => ({
@@ -92,33 +128,45 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     },
     inbound: fixture("elevenlabs-conversation-initiation.json"),
     end: fixture("elevenlabs-post-call-transcription.json"),
+    ignored: JSON.stringify({
+      type: "post_call_audio",
+      event_timestamp: 1739537297,
+      data: {
+        agent_id: "J3Pbu5gP6NNKBscdCdwB",
+        conversation_id: "conv_01jm5x2k8ahz1d5ypv4h2x7bq3",
+        full_audio: "SUQz",
+      },
+    }),
+    contentType: JSON_TYPE,
     fixtureCallId: "CA7f3c2b1a0e9d8c7b6a5f4e3d2c1b0a99",
     caller: "+447700900123",
     saved: { intent: "router_fault", variable: "var_router_model", value: "HX-300" },
-    headers: (payload, s, kind) => {
-      if (kind === "inbound") return bearer(s.webhookSecret);
-      const t = Math.floor(Date.now() / 1000);
-      return { "elevenlabs-signature": `t=${t},v0=${hmac(s.signingSecret, `${t}.${payload}`)}` };
-    },
-    badHeaders: (payload, _s, kind) => {
-      if (kind === "inbound") return bearer("whsec_wrong");
-      const t = Math.floor(Date.now() / 1000);
-      return { "elevenlabs-signature": `t=${t},v0=${hmac("wrong", `${t}.${payload}`)}` };
-    },
+    headers: async (signing) =>
+      signing.kind === "inbound"
+        ? bearer(signing.secrets.webhookSecret)
+        : elevenlabsSignature(signing.secrets.signingSecret, signing),
+    badHeaders: async (signing) =>
+      signing.kind === "inbound" ? bearer("whsec_wrong") : elevenlabsSignature("wrong", signing),
     variablesOf: (reply) => reply.dynamic_variables,
     envelope: (reply) => ({ ...reply, dynamic_variables: "…" }),
     expectedEnvelope: () => ({ type: "conversation_initiation_client_data", dynamic_variables: "…" }),
   },
   {
     platform: "twilio_studio",
-    create: { end_of_call: { ...MAPPING, variable_fields: ["order_number"] } },
-    inbound: fixture("twilio-studio-inbound.json"),
-    end: fixture("twilio-studio-end.json"),
+    // The account's auth token: Twilio signs every widget request with it.
+    create: {
+      signing_secret: "0123456789abcdef0123456789abcdef",
+      end_of_call: { ...MAPPING, variable_fields: ["order_number"] },
+    },
+    inbound: asForm(fixture("twilio-studio-inbound.json")),
+    end: asForm(fixture("twilio-studio-end.json")),
+    ignored: asForm(JSON.stringify({ event: "progress", call_sid: "CA5d2e7f9a1b3c4d5e6f708192a3b4c5d6" })),
+    contentType: FORM_TYPE,
     fixtureCallId: "CA5d2e7f9a1b3c4d5e6f708192a3b4c5d6",
     caller: "+13105550177",
     saved: { intent: "order_status", variable: "var_order_number", value: "A-10442" },
-    headers: (_payload, s) => bearer(s.webhookSecret),
-    badHeaders: () => bearer("whsec_wrong"),
+    headers: async (signing) => twilioSignature(signing.secrets.signingSecret, signing),
+    badHeaders: async (signing) => twilioSignature("fedcba9876543210fedcba9876543210", signing),
     variablesOf: (reply) => reply,
     envelope: () => ({}),
     expectedEnvelope: () => ({}),

@@ -4,7 +4,8 @@ import { quotaOf, setQuota } from "../helpers/admin-client.ts";
 import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
-import { PLATFORM_CASES, type Secrets } from "./platform-case.ts";
+import { PLATFORM_CASES } from "./platform-case.ts";
+import { connectPlatform, newCallId, type PlatformSender } from "./platform-sender.ts";
 
 // Each platform's documented example payloads, replayed over real HTTP.
 
@@ -21,37 +22,15 @@ const BASE_VARIABLES = [
 ];
 
 describe.each(PLATFORM_CASES)("$platform webhooks", (platform) => {
-  let accountId: string;
-  let path: string;
-  let secrets: Secrets;
-
+  let sender: PlatformSender;
   beforeAll(async () => {
-    ({ accountId } = await createAccountWithKey(fixture.server.url, { tier: "growth" }));
-    await setQuota(fixture.server.url, accountId, 100);
-    const created = await post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
-      platform: platform.platform,
-      name: `${platform.platform} line`,
-      ...platform.create,
-    });
-    expect(created.status).toBe(200);
-    path = created.body.integration.webhook_path;
-    secrets = { webhookSecret: created.body.webhook_secret, signingSecret: String(platform.create.signing_secret) };
+    sender = await connectPlatform(fixture.server.url, platform);
   });
-
-  const send = (payload: string, headers: Record<string, string>) =>
-    request(fixture.server.url, "POST", path, { rawBody: payload, headers });
-  const withCallId = (payload: string, callId: string) =>
-    platform.fixtureCallId === undefined ? payload : payload.replaceAll(platform.fixtureCallId, callId);
-  const inbound = async (callId: string) => {
-    const payload = withCallId(platform.inbound, callId);
-    return send(payload, platform.headers(payload, secrets, "inbound"));
-  };
-  const endPayload = (callId: string, inboundReply: unknown) =>
-    platform.endPayload?.(platform.end, inboundReply) ?? withCallId(platform.end, callId);
+  const credits = () => quotaOf(fixture.server.url, sender.accountId);
 
   test("inbound answers in the platform's shape with every declared variable as a string", async () => {
-    const callId = `CA${randomUUID().replaceAll("-", "")}`;
-    const res = await inbound(callId);
+    const callId = newCallId();
+    const res = await sender.inbound(callId);
     expect(res.status).toBe(200);
     const variables = platform.variablesOf(res.body);
     const generated = res.body.call_inbound?.metadata?.caller_context_call_id;
@@ -66,21 +45,21 @@ describe.each(PLATFORM_CASES)("$platform webhooks", (platform) => {
   });
 
   test("an end-of-call report saves intent and variables the next inbound returns; a retry bills once", async () => {
-    const callId = `CA${randomUUID().replaceAll("-", "")}`;
-    const first = await inbound(callId);
-    const before = await quotaOf(fixture.server.url, accountId);
-    const payload = endPayload(callId, first.body);
-    const ended = await send(payload, platform.headers(payload, secrets, "end"));
+    const callId = newCallId();
+    const first = await sender.inbound(callId);
+    const before = await credits();
+    const payload = sender.endPayload(callId, first.body);
+    const ended = await sender.send(payload, "end");
     expect(ended.status).toBe(200);
     expect(ended.body.status).toBe("saved");
-    expect(await quotaOf(fixture.server.url, accountId)).toBe(before - 1);
+    expect(await credits()).toBe(before - 1);
 
-    const retried = await send(payload, platform.headers(payload, secrets, "end"));
+    const retried = await sender.send(payload, "end");
     expect(retried.status).toBe(200);
     expect(retried.body.status).toBe("already_saved");
-    expect(await quotaOf(fixture.server.url, accountId)).toBe(before - 1);
+    expect(await credits()).toBe(before - 1);
 
-    const next = platform.variablesOf((await inbound(`CA${randomUUID().replaceAll("-", "")}`)).body);
+    const next = platform.variablesOf((await sender.inbound()).body);
     expect(next.open_intents).toBe(`${platform.saved.intent} (1 attempt)`);
     expect(next[platform.saved.variable]).toBe(platform.saved.value);
     expect(next.var_call_summary).not.toBe("");
@@ -89,22 +68,20 @@ describe.each(PLATFORM_CASES)("$platform webhooks", (platform) => {
   });
 
   test("a bad or missing credential gets 401 in the error shape and saves nothing", async () => {
-    const before = await quotaOf(fixture.server.url, accountId);
-    const callId = `CA${randomUUID().replaceAll("-", "")}`;
+    const before = await credits();
+    const callId = newCallId();
     for (const kind of ["inbound", "end"] as const) {
       const payload =
         kind === "inbound"
-          ? withCallId(platform.inbound, callId)
-          : endPayload(callId, {
-              call_inbound: { metadata: { caller_context_call_id: callId } },
-            });
-      for (const headers of [platform.badHeaders(payload, secrets, kind), {}]) {
-        const res = await send(payload, headers);
+          ? platform.inbound.replaceAll(platform.fixtureCallId ?? "\u0000", callId)
+          : sender.endPayload(callId, { call_inbound: { metadata: { caller_context_call_id: callId } } });
+      for (const how of [{ bad: true }, { unsigned: true }]) {
+        const res = await sender.send(payload, kind, how);
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: "Unauthorized", message: "Invalid or missing webhook signature" });
       }
     }
-    expect(await quotaOf(fixture.server.url, accountId)).toBe(before);
+    expect(await credits()).toBe(before);
   });
 });
 
