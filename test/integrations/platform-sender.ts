@@ -14,7 +14,10 @@ export interface PlatformSender {
   readonly path: string;
   readonly secrets: Secrets;
   send(payload: string, kind: Signing["kind"], options?: { bad?: boolean; unsigned?: boolean }): Promise<JsonResponse>;
+  /** The same, to another instance of the service. */
+  sendTo(baseUrl: string, payload: string, kind: Signing["kind"]): Promise<JsonResponse>;
   inbound(callId?: string): Promise<JsonResponse>;
+  inboundPayload(callId: string): string;
   /** The end-of-call report of a call whose inbound got `inboundReply`. */
   endPayload(callId: string, inboundReply: unknown): string;
   ignored(): Promise<JsonResponse>;
@@ -35,30 +38,52 @@ export async function connectPlatform(
     ...platform.create,
   });
   expect(created.status).toBe(200);
-  const path: string = created.body.integration.webhook_path;
-  const secrets = { webhookSecret: created.body.webhook_secret, signingSecret: String(platform.create.signing_secret) };
-  const nowMs = options.nowMs ?? (() => Date.now());
+  return platformSender(baseUrl, platform, {
+    accountId,
+    path: created.body.integration.webhook_path,
+    webhookSecret: created.body.webhook_secret,
+    nowMs: options.nowMs,
+  });
+}
+
+/** A sender for an integration that exists already. */
+export function platformSender(
+  baseUrl: string,
+  platform: PlatformCase,
+  integration: { accountId: string; path: string; webhookSecret: string; nowMs?: () => number },
+): PlatformSender {
+  const { accountId, path } = integration;
+  const secrets = { webhookSecret: integration.webhookSecret, signingSecret: String(platform.create.signing_secret) };
+  const nowMs = integration.nowMs ?? (() => Date.now());
   const withCallId = (payload: string, callId: string) =>
     platform.fixtureCallId === undefined ? payload : payload.replaceAll(platform.fixtureCallId, callId);
 
-  const send: PlatformSender["send"] = async (payload, kind, how = {}) => {
-    const signing = { payload, secrets, kind, nowMs: nowMs(), url: new URL(path, baseUrl).toString() };
+  const sendTo = async (
+    to: string,
+    payload: string,
+    kind: Signing["kind"],
+    how: { bad?: boolean; unsigned?: boolean } = {},
+  ) => {
+    const signing = { payload, secrets, kind, nowMs: nowMs(), url: new URL(path, to).toString() };
     const credentials = how.unsigned
       ? {}
       : how.bad
         ? await platform.badHeaders(signing)
         : await platform.headers(signing);
-    return request(baseUrl, "POST", path, {
+    return request(to, "POST", path, {
       rawBody: payload,
       headers: { "content-type": platform.contentType, ...credentials },
     });
   };
+  const send: PlatformSender["send"] = (payload, kind, how) => sendTo(baseUrl, payload, kind, how);
   return {
     accountId,
     path,
     secrets,
     send,
+    sendTo: (to, payload, kind) => sendTo(to, payload, kind),
     inbound: (callId = newCallId()) => send(withCallId(platform.inbound, callId), "inbound"),
+    inboundPayload: (callId) => withCallId(platform.inbound, callId),
     endPayload: (callId, inboundReply) =>
       platform.endPayload?.(platform.end, inboundReply) ?? withCallId(platform.end, callId),
     ignored: () => send(platform.ignored, "ignored"),
