@@ -2,6 +2,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Integration } from "../domain/integration.ts";
 import { isTier } from "../domain/tiers.ts";
 import { integrationRowToIntegration } from "../integrations/integration-rows.ts";
+import type { BodyCheck } from "../integrations/platforms/platform-adapter.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
@@ -24,8 +25,18 @@ export type WebhookVerification =
 
 export interface WebhookVerifier {
   verify(webhookId: string, payload: string, headers: Headers, url: string): Promise<WebhookVerification>;
+  /**
+   * For a body too large to hold: the integration's platform and a check to feed the body through as it
+   * streams, or undefined when the URL names no integration or its credential needs the whole body.
+   */
+  streamingCheck(webhookId: string, headers: Headers, url: string): Promise<StreamingVerification | undefined>;
   /** Drops cached integrations: one was deleted, or an account's tier changed. */
   forgetAll(): void;
+}
+
+export interface StreamingVerification {
+  readonly integration: Integration;
+  readonly check: BodyCheck;
 }
 
 export function createWebhookVerifier(
@@ -34,16 +45,20 @@ export function createWebhookVerifier(
   monotonicNow: () => number = () => performance.now(),
 ): WebhookVerifier {
   const cache = createShortLivedCache<IntegrationWithAccount | undefined>(monotonicNow);
-  const verify: WebhookVerifier["verify"] = async (webhookId, payload, headers, url) => {
-    if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return { ok: false };
+  /** The integration a webhook URL names, with what checking its credential needs. */
+  const lookUp = async (webhookId: string, headers: Headers, url: string) => {
+    if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return undefined;
     const found = await cache.get(webhookId, () => findIntegrationByWebhookId(db, webhookId));
-    if (found === undefined) return { ok: false };
+    if (found === undefined) return undefined;
     const integration = integrationRowToIntegration(found.integration);
     const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
-    const nowMs = clock.now().getTime();
-    if (!PLATFORM_ADAPTERS[integration.platform].authenticate({ payload, headers, url, nowMs, credentials })) {
-      return { ok: false };
-    }
+    const request = { headers, url, nowMs: clock.now().getTime(), credentials };
+    return { found, integration, request, adapter: PLATFORM_ADAPTERS[integration.platform] };
+  };
+  const verify: WebhookVerifier["verify"] = async (webhookId, payload, headers, url) => {
+    const named = await lookUp(webhookId, headers, url);
+    if (named === undefined || !named.adapter.authenticate({ ...named.request, payload })) return { ok: false };
+    const { found, integration } = named;
     return {
       ok: true,
       integration,
@@ -56,5 +71,10 @@ export function createWebhookVerifier(
       },
     };
   };
-  return { verify, forgetAll: () => cache.clear() };
+  const streamingCheck: WebhookVerifier["streamingCheck"] = async (webhookId, headers, url) => {
+    const named = await lookUp(webhookId, headers, url);
+    const check = named?.adapter.streamingCheck?.(named.request);
+    return named === undefined || check === undefined ? undefined : { integration: named.integration, check };
+  };
+  return { verify, streamingCheck, forgetAll: () => cache.clear() };
 }

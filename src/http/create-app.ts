@@ -23,6 +23,7 @@ import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
 import { openRequest, recordOutcome, requestIdOf, scopeOf } from "./request-pipeline.ts";
+import { largeWebhookHandler } from "./large-webhook.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
 import { strictInput } from "./strict-input.ts";
 import { registerTooling } from "./tooling.ts";
@@ -96,7 +97,13 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
   });
   fastify.setNotFoundHandler(answerUnrouted);
 
-  await fastify.register(async (scope) => registerRestRoutes(scope, services, interceptors, refuseEarly));
+  await fastify.register(async (scope) =>
+    registerRestRoutes(scope, services, interceptors, {
+      bodyLimit: config.bodyLimitBytes,
+      refuseEarly,
+      largeBodies: largeWebhookHandler(app.webhooks),
+    }),
+  );
   await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
   await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   await fastify.register(fastifyConnectPlugin, {

@@ -11,10 +11,12 @@ import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
+import { type BodyText, bodyReader } from "./body-reader.ts";
 import { codeName } from "./code-names.ts";
 import { connectErrorToHttp, body as httpError, toConnectError } from "./error-response.ts";
 import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
+import type { LargeBodyHandler } from "./large-webhook.ts";
 import { scopeOf } from "./request-pipeline.ts";
 
 // The generic REST adapter. Every RPC that declares a route in the proto
@@ -26,11 +28,6 @@ export interface RestService {
   readonly implementation: object;
 }
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/** The body as text; undefined when its bytes are not UTF-8. Parsed as JSON by the route that wants JSON. */
-type BodyText = { readonly text: string | undefined; readonly form: boolean };
-
 /** A route's raw-body field (proto name) and raw-response field (its localName), when it declares them. */
 interface RawFields {
   readonly body: string;
@@ -40,25 +37,25 @@ interface RawFields {
 /** The admission control's refusal of a method before its body is read, if it refuses now. */
 export type EarlyRefusal = (method: DescMethod) => ConnectError | undefined;
 
+export interface RestRouteOptions {
+  readonly bodyLimit: number;
+  /** The admission control's refusal before a body is read. */
+  readonly refuseEarly?: EarlyRefusal;
+  /** Answers a raw-body route's body past the limit (a platform's large message) instead of a 413. */
+  readonly largeBodies?: LargeBodyHandler;
+}
+
 export function registerRestRoutes(
   app: FastifyInstance,
   services: readonly RestService[],
   interceptors: Interceptor[],
-  refuseEarly?: EarlyRefusal,
+  { bodyLimit, refuseEarly, largeBodies }: RestRouteOptions,
 ): void {
   // JSON, and forms for the raw-body routes (a platform's widget may send one); any other Content-Type is
   // answered 415 by Fastify, and a form sent to a JSON route by the handler.
   app.removeAllContentTypeParsers();
-  const bodyText = (form: boolean) => (_req: unknown, raw: string | Buffer, done: (e: null, b: BodyText) => void) => {
-    let text: string | undefined;
-    try {
-      // JSON is UTF-8; bytes that are not would otherwise be stored as U+FFFD without a word.
-      text = UTF8.decode(raw as Buffer);
-    } catch {}
-    done(null, { text, form });
-  };
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, bodyText(false));
-  app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, bodyText(true));
+  app.addContentTypeParser("application/json", bodyReader(bodyLimit, false));
+  app.addContentTypeParser("application/x-www-form-urlencoded", bodyReader(bodyLimit, true));
 
   for (const { service, implementation } of services) {
     const spec = createServiceImplSpec(service, implementation as never);
@@ -69,6 +66,7 @@ export function registerRestRoutes(
       const raw = body === "" ? undefined : { body, responseField };
       app.route({
         method: [httpMethod, ...additionalMethods] as ("GET" | "POST" | "DELETE")[],
+        config: { largeBodies: raw !== undefined && largeBodies !== undefined },
         url: path.replace(/\{(\w+)\}/g, ":$1"),
         // Before the body is read: a refusal then costs no parse, decode or timer.
         onRequest:
@@ -86,7 +84,11 @@ export function registerRestRoutes(
                 const { status, body: errorBody } = connectErrorToHttp(refused);
                 reply.code(status).headers(restHeaderObject(refused.metadata)).send(errorBody);
               },
-        handler: (request, reply) => handle(spec, method as DescMethodUnary, path, interceptors, request, reply, raw),
+        handler: (request, reply) => {
+          const large = (request.body as BodyText | undefined)?.large;
+          if (large !== undefined && largeBodies !== undefined) return answerLarge(largeBodies, request, reply, large);
+          return handle(spec, method as DescMethodUnary, path, interceptors, request, reply, raw);
+        },
       });
     }
   }
@@ -168,6 +170,29 @@ async function handle(
     if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
     const { status, body: errorBody } = connectErrorToHttp(error);
     return reply.code(status).headers(restHeaderObject(error.metadata)).send(errorBody);
+  }
+}
+
+async function answerLarge(
+  handler: LargeBodyHandler,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  large: NonNullable<BodyText["large"]>,
+) {
+  const scope = scopeOf(request.raw);
+  scope.protocol = "rest";
+  scope.route = request.routeOptions.url;
+  try {
+    const answer = await handler(request, large.head, large.rest);
+    return reply
+      .code(answer.status)
+      .headers(answer.headers ?? {})
+      .send(answer.body);
+  } catch (thrown) {
+    const error = toConnectError(thrown);
+    if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
+    const { status, body: errorBody } = connectErrorToHttp(error);
+    return reply.code(status).send(errorBody);
   }
 }
 

@@ -1,13 +1,10 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { bearerToken, hashSecret } from "../domain/api-key.ts";
+import type { BodyCheck } from "./platforms/platform-adapter.ts";
 
 // The checks a platform's webhook credential needs: a secret header against
 // the stored hash, or an HMAC over the exact body. Every comparison is
 // constant-time over fixed-length digests.
-
-export function hmacSha256Hex(secret: string, message: string): string {
-  return createHmac("sha256", secret).update(message, "utf8").digest("hex");
-}
 
 /** Equal strings, compared in constant time whatever their lengths. */
 export function safeEqual(a: string, b: string): boolean {
@@ -42,4 +39,25 @@ export function basicPassword(authorization: string | null): string | undefined 
   const decoded = Buffer.from(match[1], "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+/** A check that needs no body: a credential in a header, already decided. */
+export function headerCheck(matches: boolean): BodyCheck {
+  return { update() {}, matches: () => matches };
+}
+
+/** Hex HMAC-SHA256 over `prefix + body + suffix`, the body fed as it arrives, compared with `expected`. */
+export function hmacSha256Check(secret: string, prefix: string, suffix: string, expected: string): BodyCheck {
+  const mac = createHmac("sha256", secret).update(prefix, "utf8");
+  return {
+    update: (chunk) => void mac.update(chunk),
+    matches: () => safeEqual(mac.update(suffix, "utf8").digest("hex"), expected),
+  };
+}
+
+/** Runs a streaming check over a whole body at once. */
+export function checkWhole(check: BodyCheck | undefined, payload: string): boolean {
+  if (check === undefined) return false;
+  check.update(Buffer.from(payload, "utf8"));
+  return check.matches();
 }

@@ -29,6 +29,10 @@ export interface PlatformCase {
   readonly end: string;
   /** A routine message the platform sends during a call, which the service only acknowledges. */
   readonly ignored: string;
+  /** A message the service only acknowledges, of about `bytes` (audio, a long transcript). */
+  large(bytes: number): { readonly payload: string; readonly contentType: string };
+  /** The credentials of the large message, when the platform sends it otherwise. */
+  largeHeaders?(signing: Signing, bad: boolean): Promise<Record<string, string>>;
   /** The Content-Type the platform sends its bodies with. */
   readonly contentType: string;
   /** The call id in the fixtures, replaced per test so calls stay distinct. */
@@ -60,6 +64,9 @@ const FORM_TYPE = "application/x-www-form-urlencoded";
 /** A flat JSON fixture as the form Twilio Studio's widget sends by default. */
 const asForm = (json: string) => new URLSearchParams(JSON.parse(json)).toString();
 
+/** Base64 of about `bytes` characters, as audio arrives. */
+const filler = (bytes: number) => Buffer.alloc(Math.ceil((bytes * 3) / 4), 7).toString("base64");
+
 const elevenlabsSignature = (secret: string, { payload, nowMs }: Signing) => {
   const t = Math.floor(nowMs / 1000);
   return { "elevenlabs-signature": `t=${t},v0=${hmac(secret, `${t}.${payload}`)}` };
@@ -80,6 +87,12 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     inbound: JSON.stringify(assistantRequest),
     end: JSON.stringify(endOfCallReport),
     ignored: JSON.stringify(statusUpdate),
+    large: (bytes) => ({
+      payload: JSON.stringify({
+        message: { type: "transcript", role: "user", transcriptType: "final", transcript: filler(bytes) },
+      }),
+      contentType: JSON_TYPE,
+    }),
     contentType: JSON_TYPE,
     fixtureCallId: "0f3a3c1e-6a55-4d35-9a8b-2c1e8f4b7d10",
     caller: "+14155550123",
@@ -99,6 +112,13 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     inbound: fixture("retell-call-inbound.json"),
     end: fixture("retell-call-analyzed.json"),
     ignored: JSON.stringify({ event: "call_started", call: { call_id: "Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6" } }),
+    large: (bytes) => ({
+      payload: JSON.stringify({
+        event: "call_ended",
+        call: { call_id: "Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6", transcript: filler(bytes) },
+      }),
+      contentType: JSON_TYPE,
+    }),
     contentType: JSON_TYPE,
     caller: "+12137771234",
     saved: { intent: "reschedule_delivery", variable: "var_delivery_day", value: "Friday" },
@@ -137,6 +157,18 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
         full_audio: "SUQz",
       },
     }),
+    large: (bytes) => ({
+      payload: JSON.stringify({
+        type: "post_call_audio",
+        event_timestamp: 1739537297,
+        data: {
+          agent_id: "J3Pbu5gP6NNKBscdCdwB",
+          conversation_id: "conv_01jm5x2k8ahz1d5ypv4h2x7bq3",
+          full_audio: filler(bytes),
+        },
+      }),
+      contentType: JSON_TYPE,
+    }),
     contentType: JSON_TYPE,
     fixtureCallId: "CA7f3c2b1a0e9d8c7b6a5f4e3d2c1b0a99",
     caller: "+447700900123",
@@ -161,6 +193,19 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     inbound: asForm(fixture("twilio-studio-inbound.json")),
     end: asForm(fixture("twilio-studio-end.json")),
     ignored: asForm(JSON.stringify({ event: "progress", call_sid: "CA5d2e7f9a1b3c4d5e6f708192a3b4c5d6" })),
+    // A form's signature covers its sorted parameters, which cannot be checked as the body streams in: a large
+    // message is sent as JSON with Basic credentials from the URL, as docs/integrations.md sets the widget up.
+    large: (bytes) => ({
+      payload: JSON.stringify({
+        event: "recording",
+        call_sid: "CA5d2e7f9a1b3c4d5e6f708192a3b4c5d6",
+        audio: filler(bytes),
+      }),
+      contentType: JSON_TYPE,
+    }),
+    largeHeaders: async ({ secrets }, bad) => ({
+      authorization: `Basic ${Buffer.from(`studio:${bad ? "whsec_wrong" : secrets.webhookSecret}`).toString("base64")}`,
+    }),
     contentType: FORM_TYPE,
     fixtureCallId: "CA5d2e7f9a1b3c4d5e6f708192a3b4c5d6",
     caller: "+13105550177",

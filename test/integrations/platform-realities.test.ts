@@ -5,6 +5,7 @@ import { createManualClock } from "../../src/domain/clock.ts";
 import { createIntegration } from "../../src/integrations/create-integration.ts";
 import { creditsLeft } from "../../src/store/quota-slots.ts";
 import { quotaOf, setQuota } from "../helpers/admin-client.ts";
+import { postAnsweredEarly } from "../helpers/raw-post.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 import { PLATFORM_CASES, type PlatformCase } from "./platform-case.ts";
@@ -90,6 +91,40 @@ describe.each(PLATFORM_CASES)("$platform as it really sends", (platform) => {
     const ended = await sender.send(sender.endPayload(callId, first.body), "end");
     expect(ended.status).toBe(200);
     expect(ended.body.status).toBe("saved");
+  });
+
+  test("a 3 MB message the service does not read is acknowledged; with a wrong credential it is refused", async () => {
+    const sender = await connectPlatform(fixture.server.url, platform, { nowMs });
+    const before = await quotaOf(fixture.server.url, sender.accountId);
+    const ack = await sender.large(3 * 1024 * 1024);
+    expect(ack.status).toBe(200);
+    expect(ack.body.status).toBe("ignored");
+    expect((await sender.large(3 * 1024 * 1024, { bad: true })).status).toBe(401);
+    expect(await quotaOf(fixture.server.url, sender.accountId)).toBe(before);
+  });
+
+  test("a message the service reads keeps the body limit", async () => {
+    const sender = await connectPlatform(fixture.server.url, platform, { nowMs });
+    const padded =
+      platform.contentType === "application/json"
+        ? JSON.stringify({ ...JSON.parse(sender.inboundPayload(newCallId())), padding: "x".repeat(2 * 1024 * 1024) })
+        : `${sender.inboundPayload(newCallId())}&padding=${"x".repeat(2 * 1024 * 1024)}`;
+    const res = await postAnsweredEarly(
+      new URL(sender.path, fixture.server.url).toString(),
+      {
+        "content-type": platform.contentType,
+        ...(await platform.headers({
+          payload: padded,
+          secrets: sender.secrets,
+          kind: "inbound",
+          nowMs: nowMs(),
+          url: new URL(sender.path, fixture.server.url).toString(),
+        })),
+      },
+      padded,
+    );
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: "Payload Too Large", message: "Request body is too large" });
   });
 
   test("an in-call message with a wrong signature is still refused", async () => {

@@ -21,6 +21,8 @@ export interface PlatformSender {
   /** The end-of-call report of a call whose inbound got `inboundReply`. */
   endPayload(callId: string, inboundReply: unknown): string;
   ignored(): Promise<JsonResponse>;
+  /** A message the service only acknowledges, of about `bytes`. */
+  large(bytes: number, options?: { bad?: boolean }): Promise<JsonResponse>;
 }
 
 export const newCallId = () => `CA${randomUUID().replaceAll("-", "")}`;
@@ -87,5 +89,24 @@ export function platformSender(
     endPayload: (callId, inboundReply) =>
       platform.endPayload?.(platform.end, inboundReply) ?? withCallId(platform.end, callId),
     ignored: () => send(platform.ignored, "ignored"),
+    large: async (bytes, how = {}) => {
+      const { payload, contentType } = platform.large(bytes);
+      const signing = {
+        payload,
+        secrets,
+        kind: "ignored" as const,
+        nowMs: nowMs(),
+        url: new URL(path, baseUrl).toString(),
+      };
+      const credentials = platform.largeHeaders
+        ? await platform.largeHeaders(signing, how.bad === true)
+        : how.bad
+          ? await platform.badHeaders(signing)
+          : await platform.headers(signing);
+      return request(baseUrl, "POST", path, {
+        rawBody: payload,
+        headers: { "content-type": contentType, ...credentials },
+      });
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
-import { bearerMatches, hmacSha256Hex, safeEqual, signatureParts } from "../webhook-credentials.ts";
+import { bearerMatches, checkWhole, headerCheck, hmacSha256Check, signatureParts } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
 
 // ElevenLabs Agents on Twilio numbers. The conversation initiation webhook
@@ -10,15 +10,20 @@ import type { PlatformAdapter } from "./platform-adapter.ts";
 export const ELEVENLABS_SIGNATURE_TOLERANCE_MS = 30 * 60 * 1000;
 
 export const elevenlabs: PlatformAdapter = {
-  authenticate({ payload, headers, nowMs, credentials }) {
+  authenticate(request) {
+    return checkWhole(this.streamingCheck?.(request), request.payload);
+  },
+  streamingCheck({ headers, nowMs, credentials }) {
     const signature = headers.get("elevenlabs-signature");
-    if (signature === null) return bearerMatches(headers, credentials.tokenHash);
+    if (signature === null) return headerCheck(bearerMatches(headers, credentials.tokenHash));
     const parts = signatureParts(signature);
     const stamp = parts.get("t") ?? "";
-    if (!/^\d{1,13}$/.test(stamp) || credentials.signingSecret === null) return false;
-    if (Math.abs(nowMs - Number(stamp) * 1000) > ELEVENLABS_SIGNATURE_TOLERANCE_MS) return false;
-    return safeEqual(hmacSha256Hex(credentials.signingSecret, `${stamp}.${payload}`), parts.get("v0") ?? "");
+    if (!/^\d{1,13}$/.test(stamp) || credentials.signingSecret === null) return headerCheck(false);
+    if (Math.abs(nowMs - Number(stamp) * 1000) > ELEVENLABS_SIGNATURE_TOLERANCE_MS) return headerCheck(false);
+    return hmacSha256Check(credentials.signingSecret, `${stamp}.`, "", parts.get("v0") ?? "");
   },
+  // The conversation initiation webhook has no type: it is read, so it keeps the size limit.
+  messageTypes: { pattern: /"type"\s*:\s*"([^"]+)"/, read: ["post_call_transcription"] },
   read(json): WebhookEvent {
     const type = stringAt(json, "type");
     if (type === undefined && stringAt(json, "caller_id") !== undefined) {

@@ -14,8 +14,27 @@ export interface SignedRequest {
   readonly credentials: IntegrationCredentials;
 }
 
+/** A signature check fed a body chunk by chunk, for a body too large to hold whole. */
+export interface BodyCheck {
+  update(chunk: Buffer): void;
+  matches(): boolean;
+}
+
+/** Where a message names its type, and the types the service reads (any other is only acknowledged). */
+export interface MessageTypes {
+  /** Finds a type value (group 1) in the start of a body. */
+  readonly pattern: RegExp;
+  readonly read: readonly string[];
+}
+
 export interface PlatformAdapter {
   authenticate(request: SignedRequest): boolean;
+  /**
+   * The same check for a body that streams in; undefined when the credential needs the whole body at once
+   * (a form's sorted parameters, an Ed25519 signature), and such a body is refused as too large.
+   */
+  streamingCheck?(request: Omit<SignedRequest, "payload">): BodyCheck | undefined;
+  readonly messageTypes?: MessageTypes;
   read(json: unknown): WebhookEvent;
   inboundReply(variables: Record<string, string>, integration: Integration, callId: string): unknown;
 }

@@ -1,5 +1,5 @@
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
-import { hmacSha256Hex, safeEqual, signatureParts } from "../webhook-credentials.ts";
+import { checkWhole, headerCheck, hmacSha256Check, signatureParts } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
 
 // Retell signs every webhook with the account's API key:
@@ -11,14 +11,17 @@ export const RETELL_SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 export const CALL_ID_METADATA_KEY = "caller_context_call_id";
 
 export const retell: PlatformAdapter = {
-  authenticate({ payload, headers, nowMs, credentials }) {
+  authenticate(request) {
+    return checkWhole(this.streamingCheck?.(request), request.payload);
+  },
+  streamingCheck({ headers, nowMs, credentials }) {
     const parts = signatureParts(headers.get("x-retell-signature"));
     const stamp = parts.get("v") ?? "";
-    const digest = parts.get("d") ?? "";
-    if (!/^\d{1,16}$/.test(stamp) || credentials.signingSecret === null) return false;
-    if (Math.abs(nowMs - Number(stamp)) > RETELL_SIGNATURE_TOLERANCE_MS) return false;
-    return safeEqual(hmacSha256Hex(credentials.signingSecret, payload + stamp), digest);
+    if (!/^\d{1,16}$/.test(stamp) || credentials.signingSecret === null) return headerCheck(false);
+    if (Math.abs(nowMs - Number(stamp)) > RETELL_SIGNATURE_TOLERANCE_MS) return headerCheck(false);
+    return hmacSha256Check(credentials.signingSecret, "", stamp, parts.get("d") ?? "");
   },
+  messageTypes: { pattern: /"event"\s*:\s*"([^"]+)"/, read: ["call_inbound", "call_analyzed"] },
   read(json): WebhookEvent {
     const event = stringAt(json, "event") ?? "";
     if (event === "call_inbound") {

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
-import { basicPassword, bearerMatches, safeEqual, tokenMatches } from "../webhook-credentials.ts";
+import { basicPassword, bearerMatches, headerCheck, safeEqual, tokenMatches } from "../webhook-credentials.ts";
 import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
 
 // Twilio Studio's HTTP Request widget has no header field: its credential is
@@ -20,6 +20,23 @@ export const twilioStudio: PlatformAdapter = {
     if (signature !== null) return credentials.signingSecret !== null && twilioSigned(request, signature);
     return bearerMatches(headers, credentials.tokenHash);
   },
+  streamingCheck(request) {
+    const { headers, credentials, url } = request;
+    const password = basicPassword(headers.get("authorization"));
+    if (password !== undefined) return headerCheck(tokenMatches(password, credentials.tokenHash));
+    const signature = headers.get("x-twilio-signature");
+    if (signature === null) return headerCheck(bearerMatches(headers, credentials.tokenHash));
+    // Only a JSON body is covered by a hash the URL carries; a form's signature needs its parameters sorted.
+    const bodyHash = new URL(url).searchParams.get("bodySHA256");
+    if (bodyHash === null || credentials.signingSecret === null) return undefined;
+    const authToken = credentials.signingSecret;
+    const hash = createHash("sha256");
+    return {
+      update: (chunk) => void hash.update(chunk),
+      matches: () => safeEqual(hash.digest("hex"), bodyHash.toLowerCase()) && urlSigned(authToken, url, "", signature),
+    };
+  },
+  messageTypes: { pattern: /(?:"event"\s*:\s*"|(?:^|&)event=)([^"&]+)/, read: ["inbound", "end"] },
   read(json): WebhookEvent {
     const event = stringAt(json, "event") ?? "";
     const callId = stringAt(json, "call_sid");
@@ -53,6 +70,11 @@ function twilioSigned({ payload, headers, url, credentials }: SignedRequest, sig
     const params = [...new URLSearchParams(payload)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     signed = params.map(([name, value]) => name + value).join("");
   }
+  return urlSigned(authToken, url, signed, signature);
+}
+
+/** Whether `signature` is Twilio's over the URL (with or without its default port) followed by `signed`. */
+function urlSigned(authToken: string, url: string, signed: string, signature: string): boolean {
   return withAndWithoutPort(url).some((candidate) =>
     safeEqual(
       createHmac("sha1", authToken)

@@ -1,5 +1,5 @@
 import { at, objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
-import { bearerMatches, tokenMatches } from "../webhook-credentials.ts";
+import { bearerMatches, headerCheck, tokenMatches } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
 
 // Vapi server messages: one server URL receives every message type. The
@@ -15,6 +15,10 @@ export const vapi: PlatformAdapter = {
       bearerMatches(headers, credentials.tokenHash)
     );
   },
+  streamingCheck(request) {
+    return headerCheck(this.authenticate({ ...request, payload: "" }));
+  },
+  messageTypes: { pattern: /"type"\s*:\s*"([^"]+)"/, read: ["assistant-request", "end-of-call-report"] },
   read(json): WebhookEvent {
     const message = objectAt(json, "message");
     const type = stringAt(message, "type") ?? "";
