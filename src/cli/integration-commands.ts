@@ -28,7 +28,7 @@ export const integrationCommands: readonly Command[] = [
       `--account ACCOUNT_ID --platform ${PLATFORMS.join("|")} --name NAME [--kind ${MODES.join("|")}] ` +
       "[--signing-secret SECRET] [--assistant-id ID] [--intent-field F] [--status-field F] [--variables A,B] " +
       "[--store-summary yes|no]",
-    summary: "connect a voice platform; prints its webhook path and the secret it sends (shown once)",
+    summary: "connect a voice platform; prints its webhook URL and the secret it sends (shown once)",
     async run({ options, admin, env }) {
       const accountId = requireOption(options, "account");
       const platform = parseChoice(requireOption(options, "platform"), "--platform", PLATFORMS);
@@ -52,13 +52,31 @@ export const integrationCommands: readonly Command[] = [
         },
       });
       const integration = created.integration as Integration;
+      // The address platforms reach the service at; the admin URL when the two are the same.
+      const origin = env.CALLER_CONTEXT_PUBLIC_URL || env.CALLER_CONTEXT_URL || "http://127.0.0.1:8080";
+      const webhookUrl = new URL(integration.webhookPath, origin);
+      const printed: [string, string][] = [
+        ["webhook url", webhookUrl.toString()],
+        ["webhook secret", created.webhookSecret],
+      ];
+      if (platform === "twilio_studio") {
+        // The widget has no header field: its credential goes in the URL as Basic user:password.
+        const withCredentials = new URL(webhookUrl);
+        withCredentials.username = "studio";
+        withCredentials.password = created.webhookSecret;
+        printed.push(["studio url", withCredentials.toString()]);
+      }
       return {
-        json: { integration: integrationJson(integration), webhook_secret: created.webhookSecret },
+        json: {
+          integration: integrationJson(integration),
+          webhook_url: webhookUrl.toString(),
+          webhook_secret: created.webhookSecret,
+        },
         text: [
           formatIntegration(integration),
-          fields([["webhook secret", created.webhookSecret]]),
+          fields(printed),
           "",
-          "Paste the webhook path (after your server's address) and the secret into the platform: see docs/integrations.md.",
+          "Paste the webhook URL and the secret into the platform: see docs/integrations.md.",
           "The secret is not shown again.",
         ].join("\n"),
       };

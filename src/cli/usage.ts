@@ -19,6 +19,7 @@ export function usageText(commands: readonly Command[]): string {
     "",
     "Environment:",
     "  CALLER_CONTEXT_URL      the server (default http://127.0.0.1:8080)",
+    "  CALLER_CONTEXT_PUBLIC_URL  where platforms reach the server, for printed webhook URLs (default CALLER_CONTEXT_URL)",
     "  ADMIN_TOKEN             sent as the bearer token on every admin request",
     "  DATABASE_URL, DATA_DIR  the database `migrate` applies to, as for the server",
     "",

@@ -270,6 +270,20 @@ describe("integrations", () => {
     expect(await cliJson(["integrations", "list", "--account", account.account_id])).toEqual({ integrations: [] });
   });
 
+  test("README's example prints the full webhook URL, and for Twilio Studio the URL with its credentials", async () => {
+    const account = await cliJson(["accounts", "create", "--name", "Support desk"]);
+    const result = await cli(
+      ["integrations", "create", "--account", account.account_id, "--platform", "twilio_studio", "--name", "Support"],
+      { CALLER_CONTEXT_PUBLIC_URL: "https://cc.example.com" },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const url = /webhook url\s+(\S+)/.exec(result.stdout)?.[1] ?? "";
+    const secret = /webhook secret\s+(\S+)/.exec(result.stdout)?.[1] ?? "";
+    expect(url).toMatch(/^https:\/\/cc\.example\.com\/v1\/integrations\/wh_[0-9A-Za-z]{32}$/);
+    const studio = /studio url\s+(\S+)/.exec(result.stdout)?.[1];
+    expect(studio).toBe(`https://studio:${secret}@cc.example.com${new URL(url).pathname}`);
+  });
+
   test("a platform outside the list is a usage error (exit 2)", async () => {
     const result = await cli(["integrations", "create", "--account", "acct_x", "--platform", "zoom", "--name", "x"]);
     expect(result.code).toBe(2);
