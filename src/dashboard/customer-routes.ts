@@ -113,7 +113,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
   scope.post<RefParams>("/customers/:ref/erase", async (request, reply) => {
     const tenant = tenantOf(request, reply, request.body);
     if (!tenant) return;
-    if (tenant.mode === "prod" && !allowed(request, reply, "erase_customer")) return;
+    if (tenant.mode === "prod" && !(await allowed(request, reply, "erase_customer"))) return reply;
     const erased = await orMessage(reply, () => eraseCustomer(store, tenant, request.params.ref));
     if (!erased) return;
     await audit(request, tenant, "customer_erased", erased.customerRef);
@@ -140,7 +140,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
   scope.post<RefParams>("/customers/:ref/merge", async (request, reply) => {
     const tenant = tenantOf(request, reply, request.body);
     if (!tenant) return;
-    if (tenant.mode === "prod" && !allowed(request, reply, "merge_customers")) return;
+    if (tenant.mode === "prod" && !(await allowed(request, reply, "merge_customers"))) return reply;
     const from = text(request.body, "from");
     const record = await orMessage(reply, () => mergeCustomers(store, tenant, request.params.ref, from, op()));
     if (!record) return;

@@ -81,7 +81,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
       variable_fields: field(body, "variable_fields"),
       store_summary: field(body, "store_summary") === "on",
     };
-    if (values.kind === "prod" && !productionAllowed(request, reply)) return;
+    if (values.kind === "prod" && !(await productionAllowed(request, reply))) return reply;
     try {
       const created = await createIntegration(deps, {
         accountId: user.account_id,
@@ -136,7 +136,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
   scope.post<IdParams>("/integrations/:id/delete", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
-    if (!allowed(request, reply, "delete_integration")) return;
+    if (!(await allowed(request, reply, "delete_integration"))) return reply;
     const deleted = await orMessage(reply, () => deleteIntegration(deps, request.params.id, user.account_id));
     if (!deleted) return;
     await auditAction(

@@ -59,7 +59,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
     const user = signedIn(request, reply);
     if (!user) return;
     const values = { name: field(request.body, "name"), kind: field(request.body, "kind") };
-    if (values.kind === "prod" && !productionAllowed(request, reply)) return;
+    if (values.kind === "prod" && !(await productionAllowed(request, reply))) return reply;
     try {
       const created = await createOwnedKey(deps, user.account_id, values);
       const detail = `${created.keyId} (${created.name}, ${created.kind})`;
@@ -84,7 +84,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
     if (!user) return;
     const live = await orMessage(reply, () => ownedKey(user, request.params.id));
     if (!live) return;
-    if (live.kind === "prod" && !allowed(request, reply, "revoke_production_key")) return;
+    if (live.kind === "prod" && !(await allowed(request, reply, "revoke_production_key"))) return reply;
     const key = await orMessage(reply, () => revokeOwnedKey(deps, user.account_id, request.params.id));
     if (!key) return;
     await auditAction(app, request, "key_revoked", `${key.keyId} (${key.name}, ${key.kind})`);
@@ -97,7 +97,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
     const grace = field(request.body, "grace");
     const live = await orMessage(reply, () => ownedKey(user, request.params.id));
     if (!live) return;
-    if (live.kind === "prod" && !allowed(request, reply, "roll_production_key")) return;
+    if (live.kind === "prod" && !(await allowed(request, reply, "roll_production_key"))) return reply;
     const rolled = await orMessage(reply, () => rollKey(deps, user.account_id, request.params.id, grace));
     if (!rolled) return;
     await auditAction(

@@ -21,11 +21,11 @@ type IdParams = { Params: { id: string } };
 
 export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): void {
   /** The signed-in owner, or a refusal already sent. */
-  const owner = (request: FastifyRequest, reply: FastifyReply): UserRow | undefined => {
+  const owner = async (request: FastifyRequest, reply: FastifyReply): Promise<UserRow | undefined> => {
     const user = signedIn(request, reply);
     if (user === undefined) return undefined;
     if (mayPerform(user, "manage_members")) return user;
-    void renderMessage(reply, 403, "Only an owner can manage members", "Ask the account's owner.");
+    await renderMessage(reply, 403, "Only an owner can manage members", "Ask the account's owner.");
     return undefined;
   };
 
@@ -39,29 +39,30 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     });
 
   scope.get("/members", async (request, reply) => {
-    const user = owner(request, reply);
+    const user = await owner(request, reply);
     if (user) return membersPage(reply, user);
+    return reply;
   });
 
   scope.post<IdParams>("/members/:id/role", async (request, reply) => {
-    const user = owner(request, reply);
-    if (!user) return;
+    const user = await owner(request, reply);
+    if (!user) return reply;
     const input = { userId: request.params.id, role: field(request.body, "role"), clientAddress: request.ip };
     if ((await orMessage(reply, () => changeMemberRole(app, user, input).then(() => true))) === undefined) return;
     return membersPage(reply, user, "Role changed.");
   });
 
   scope.post<IdParams>("/members/:id/remove", async (request, reply) => {
-    const user = owner(request, reply);
-    if (!user) return;
+    const user = await owner(request, reply);
+    if (!user) return reply;
     const input = { userId: request.params.id, clientAddress: request.ip };
     if ((await orMessage(reply, () => removeMember(app, user, input).then(() => true))) === undefined) return;
     return membersPage(reply, user, "Member removed. Their sessions have ended.");
   });
 
   scope.post<IdParams>("/invitations/:id/revoke", async (request, reply) => {
-    const user = owner(request, reply);
-    if (!user) return;
+    const user = await owner(request, reply);
+    if (!user) return reply;
     const input = { inviteId: request.params.id, clientAddress: request.ip };
     if ((await orMessage(reply, () => revokeInvitation(app, user, input).then(() => true))) === undefined) return;
     return membersPage(reply, user, "Invitation revoked: the link no longer works.");

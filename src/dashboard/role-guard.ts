@@ -12,18 +12,22 @@ const ACTION_NAMES: Record<DestructiveAction, string> = {
 };
 
 /** Whether the signed-in person may do this; if not, a 403 page is already sent (checked before anything changes). */
-export function allowed(request: FastifyRequest, reply: FastifyReply, action: DestructiveAction): boolean {
+export async function allowed(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: DestructiveAction,
+): Promise<boolean> {
   const user = request.dashboardUser;
   if (user !== undefined && mayPerform(user, action)) return true;
-  void renderMessage(reply, 403, `Only an owner can ${ACTION_NAMES[action]}`, "Ask the account's owner to do it.");
+  await renderMessage(reply, 403, `Only an owner can ${ACTION_NAMES[action]}`, "Ask the account's owner to do it.");
   return false;
 }
 
 /** Production keys and integrations need a confirmed address; if not, a 403 page is already sent. */
-export function productionAllowed(request: FastifyRequest, reply: FastifyReply): boolean {
+export async function productionAllowed(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const user = request.dashboardUser;
   if (user !== undefined && mayUseProduction(user)) return true;
-  void renderMessage(
+  await renderMessage(
     reply,
     403,
     "Confirm your email address first",
