@@ -85,7 +85,12 @@ describe("dashboard team", () => {
     );
 
     await owner.get("/dashboard/integrations");
-    const made = await owner.post("/dashboard/integrations", { platform: "vapi", name: "Line", kind: "test" });
+    const made = await owner.post("/dashboard/integrations", {
+      platform: "vapi",
+      name: "Line",
+      kind: "test",
+      assistant_id: "asst_line",
+    });
     const integrationId = /\/dashboard\/integrations\/([^/"]+)\/delete/.exec(made.html)![1]!;
     await member.get("/dashboard/integrations");
     expect((await member.post(`/dashboard/integrations/${integrationId}/delete`, {})).status).toBe(403);
