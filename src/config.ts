@@ -54,7 +54,18 @@ const envSchema = z.object({
   QUOTA_SCALE: integer(1_000_000),
   SIGNUP: z.enum(["open", "invite"]).default("open"),
   TRUST_PROXY: z.string().default("false"),
-  SESSION_TTL_HOURS: integer(168, 1),
+  SESSION_TTL_HOURS: integer(12, 1),
+  SESSION_IDLE_MINUTES: integer(30, 1),
+  SIGNUP_PER_MINUTE_PER_ADDRESS: integer(3, 1),
+  SIGNUP_PER_MINUTE: integer(30, 1),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("Caller Context <no-reply@localhost>"),
+  PUBLIC_URL: z.string().url().optional(),
+  VERIFY_TTL_HOURS: integer(24, 1),
+  RESET_TTL_MINUTES: integer(60, 5),
   INVITE_TTL_HOURS: integer(72, 1),
   SIGNIN_ATTEMPTS_PER_MINUTE: integer(10, 1),
   USAGE_FLUSH_MS: integer(5000, 50),
@@ -124,10 +135,24 @@ export interface Config {
   readonly dashboard: {
     /** "open": anyone may sign up; "invite": only with a link from the operator. */
     readonly signup: "open" | "invite";
+    /** A session's absolute lifetime, however busy it is. */
     readonly sessionTtlMs: number;
+    /** A session unused this long ends. */
+    readonly sessionIdleMs: number;
+    /** Sign-ups per rolling minute from one client address, and from everyone together. */
+    readonly signupsPerMinute: { readonly perAddress: number; readonly global: number };
+    readonly verifyTtlMs: number;
+    readonly resetTtlMs: number;
     readonly inviteTtlMs: number;
     /** Sign-in attempts per rolling minute per email; a client address gets five times as many. */
     readonly signinAttemptsPerMinute: number;
+  };
+  /** Where the dashboard's mail goes: an SMTP server, or (unset) the log, for a local setup. */
+  readonly mail: {
+    readonly smtpUrl: string | undefined;
+    readonly from: string;
+    /** The origin links in mail point to; unset, the request's own (trustworthy only on a local setup). */
+    readonly publicUrl: string | undefined;
   };
   /** Fastify's trustProxy: whether X-Forwarded-For/-Proto are believed, and from whom. */
   readonly trustProxy: boolean | string;
@@ -202,8 +227,17 @@ export function envToConfig(env: Env): Config {
     dashboard: Object.freeze({
       signup: e.SIGNUP,
       sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+      sessionIdleMs: e.SESSION_IDLE_MINUTES * 60_000,
+      signupsPerMinute: Object.freeze({ perAddress: e.SIGNUP_PER_MINUTE_PER_ADDRESS, global: e.SIGNUP_PER_MINUTE }),
+      verifyTtlMs: e.VERIFY_TTL_HOURS * 3_600_000,
+      resetTtlMs: e.RESET_TTL_MINUTES * 60_000,
       inviteTtlMs: e.INVITE_TTL_HOURS * 3_600_000,
       signinAttemptsPerMinute: e.SIGNIN_ATTEMPTS_PER_MINUTE,
+    }),
+    mail: Object.freeze({
+      smtpUrl: e.SMTP_URL,
+      from: e.MAIL_FROM,
+      publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
     }),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     usageFlushMs: e.USAGE_FLUSH_MS,

@@ -5,7 +5,7 @@ import type { UserRow } from "../store/schema.ts";
 import { setPasswordHash } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { checkNewPassword, throwIfAny } from "./credentials.ts";
-import { endAllSessions, openSession } from "./sessions.ts";
+import { endAllSessions, type OpenedSession, openSession } from "./sessions.ts";
 
 /**
  * A new password ends every session of the user (a thief's included) and
@@ -15,9 +15,9 @@ export async function changePassword(
   app: AppContext,
   user: UserRow,
   input: { current: string; next: string; clientAddress: string },
-): Promise<{ sessionToken: string }> {
+): Promise<OpenedSession> {
   const issues: FieldIssue[] = [];
-  checkNewPassword(issues, input.next, "new_password");
+  checkNewPassword(issues, input.next, "new_password", [user.email]);
   throwIfAny(issues);
   if (!(await verifyPassword(input.current, user.password_hash))) {
     throw new DomainError("invalid_argument", "Validation failed", [
@@ -34,7 +34,8 @@ export async function changePassword(
     event: "password_changed",
     clientAddress: input.clientAddress,
   });
-  return { sessionToken: await openSession(db, user.id, now, app.config.dashboard.sessionTtlMs) };
+  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = app.config.dashboard;
+  return openSession(db, user.id, now, { ttlMs, idleMs });
 }
 
 export async function signOutEverywhere(app: AppContext, user: UserRow, clientAddress: string): Promise<void> {

@@ -1,7 +1,8 @@
-import { DomainError, type FieldIssue, validationError } from "../domain/domain-error.ts";
+import { type FieldIssue, validationError } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
 import { MAX_ACCOUNT_NAME_LENGTH } from "../domain/limits.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../domain/password.ts";
+import { judgePassword } from "../domain/password-strength.ts";
 
 // The checks a sign-up form's fields must pass, each reported by its form label.
 
@@ -17,11 +18,21 @@ export function checkEmail(issues: FieldIssue[], email: string): void {
     issues.push({ path: ["email"], message: "Enter a valid email address" });
 }
 
-export function checkNewPassword(issues: FieldIssue[], password: string, path = "password"): void {
+/** Length first, then strength: the same rule at sign-up, at a change and at a reset. */
+export function checkNewPassword(
+  issues: FieldIssue[],
+  password: string,
+  path = "password",
+  knownWords: readonly string[] = [],
+): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     issues.push({ path: [path], message: `Password must be at least ${MIN_PASSWORD_LENGTH} characters` });
   } else if (password.length > MAX_PASSWORD_LENGTH) {
     issues.push({ path: [path], message: `Password must be at most ${MAX_PASSWORD_LENGTH} characters` });
+  } else {
+    const verdict = judgePassword(password, knownWords);
+    if (!verdict.strong)
+      issues.push({ path: [path], message: `This password is too easy to guess. ${verdict.advice}` });
   }
 }
 
@@ -33,8 +44,3 @@ export function checkAccountName(issues: FieldIssue[], name: string): void {
 export function throwIfAny(issues: FieldIssue[]): void {
   if (issues.length > 0) throw validationError(issues);
 }
-
-export const EMAIL_TAKEN = () =>
-  new DomainError("already_exists", "Validation failed", [
-    { path: ["email"], message: "An account with this email already exists" },
-  ]);

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../context.ts";
-import { DomainError } from "../domain/domain-error.ts";
-import { claimInvite, findOpenInvite, insertInvite } from "../store/invite-repository.ts";
+import { findOpenInvite, insertInvite } from "../store/invite-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 
 // One-time links: the operator's to sign up (when SIGNUP=invite) and an
@@ -12,7 +11,7 @@ export interface InviteClaim {
   readonly accountId: string | null;
 }
 
-const hash = (token: string) => createHash("sha256").update(token).digest("hex");
+export const inviteHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export async function createInvite(
   app: AppContext,
@@ -23,7 +22,7 @@ export async function createInvite(
   const expiresAt = new Date(now.getTime() + app.config.dashboard.inviteTtlMs);
   const { db } = app.database;
   await insertInvite(db, {
-    token_hash: hash(token),
+    token_hash: inviteHash(token),
     account_id: input.accountId,
     created_by: input.createdBy,
     created_at: now,
@@ -43,12 +42,6 @@ export async function createInvite(
 /** An open invite, or undefined when used, expired or unknown. */
 export async function findInvite(app: AppContext, token: string): Promise<InviteClaim | undefined> {
   if (token.length > 100) return undefined;
-  const row = await findOpenInvite(app.database.db, hash(token), app.clock.now());
+  const row = await findOpenInvite(app.database.db, inviteHash(token), app.clock.now());
   return row && { accountId: row.account_id };
-}
-
-export async function claimInviteToken(app: AppContext, token: string): Promise<InviteClaim> {
-  const row = token.length > 100 ? undefined : await claimInvite(app.database.db, hash(token), app.clock.now());
-  if (row === undefined) throw new DomainError("not_found", "This invitation link is used or has expired");
-  return { accountId: row.account_id };
 }

@@ -4,21 +4,23 @@ import type { RateLimiter } from "../guards/rate-limiter.ts";
 import { findUserByEmail } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { normaliseEmail } from "./credentials.ts";
-import { openSession } from "./sessions.ts";
+import { type OpenedSession, openSession } from "./sessions.ts";
 
-/** One client address may make this many times the attempts one email may. */
+/** One client address may make this many times the attempts one email may from it. */
 const ADDRESS_FACTOR = 5;
 
 export type SignInResult =
-  | { readonly ok: true; readonly sessionToken: string }
+  | { readonly ok: true; readonly session: OpenedSession }
   | { readonly ok: false; readonly throttled: false }
   | { readonly ok: false; readonly throttled: true; readonly retryAfterSeconds: number };
 
 /**
  * Email and password to a session. Attempts are counted per client address
- * and per email before the password is checked, so guessing is slow from
- * one place and against one person alike. An unknown email costs the same
- * hash as a wrong password, so timing does not tell which emails exist.
+ * and per (email, address) pair before the password is checked, so guessing
+ * is slow from one place and against one person from it; a pair, not the email
+ * alone, so someone else's failures cannot lock a person out from their own
+ * address. An unknown email costs the same hash as a wrong password, so timing
+ * does not tell which emails exist.
  */
 export async function signIn(
   app: AppContext,
@@ -30,9 +32,9 @@ export async function signIn(
   const max = app.config.dashboard.signinAttemptsPerMinute;
   // Many people may share one address (an office, a carrier's NAT): it gets more room than one email.
   const byAddress = await attempts.hit(`address:${input.clientAddress}`, max * ADDRESS_FACTOR, nowMs);
-  const byEmail = await attempts.hit(`email:${email}`, max, nowMs);
-  if (!byAddress.allowed || !byEmail.allowed) {
-    const retryAt = Math.max(byAddress.allowed ? 0 : byAddress.retryAtMs, byEmail.allowed ? 0 : byEmail.retryAtMs);
+  const byPair = await attempts.hit(`pair:${email}\n${input.clientAddress}`, max, nowMs);
+  if (!byAddress.allowed || !byPair.allowed) {
+    const retryAt = Math.max(byAddress.allowed ? 0 : byAddress.retryAtMs, byPair.allowed ? 0 : byPair.retryAtMs);
     return { ok: false, throttled: true, retryAfterSeconds: Math.max(1, Math.ceil((retryAt - nowMs) / 1000)) };
   }
   const { db } = app.database;
@@ -56,5 +58,6 @@ export async function signIn(
     event: "sign_in",
     clientAddress: input.clientAddress,
   });
-  return { ok: true, sessionToken: await openSession(db, user.id, now, app.config.dashboard.sessionTtlMs) };
+  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = app.config.dashboard;
+  return { ok: true, session: await openSession(db, user.id, now, { ttlMs, idleMs }) };
 }

@@ -1,23 +1,18 @@
 import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createAccount } from "../accounts/create-account.ts";
-import { createKey } from "../accounts/create-key.ts";
 import type { AppContext } from "../context.ts";
 import { randomBase62 } from "../domain/api-key.ts";
 import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import { hashPassword } from "../domain/password.ts";
-import type { UserRow } from "../store/schema.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { claimInvite } from "../store/invite-repository.ts";
 import { findUserByEmail, insertUser } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
-import {
-  checkAccountName,
-  checkEmail,
-  checkNewPassword,
-  EMAIL_TAKEN,
-  normaliseEmail,
-  throwIfAny,
-} from "./credentials.ts";
-import { claimInviteToken, findInvite, type InviteClaim } from "./invites.ts";
-import { openSession } from "./sessions.ts";
+import { checkAccountName, checkEmail, checkNewPassword, normaliseEmail, throwIfAny } from "./credentials.ts";
+import { findInvite, inviteHash } from "./invites.ts";
+import { memberAddedMail, signUpTakenMail, verifyEmailMail } from "./mail-texts.ts";
+import { notifyOwners } from "./owner-notices.ts";
+import { issueUserToken } from "./user-tokens.ts";
 
 export interface SignUpInput {
   readonly email: string;
@@ -26,24 +21,21 @@ export interface SignUpInput {
   readonly accountName: string;
   readonly inviteToken?: string;
   readonly clientAddress: string;
+  /** Where the mailed links point (scheme and host). */
+  readonly origin: string;
 }
-
-export interface SignUpResult {
-  readonly sessionToken: string;
-  readonly accountId: string;
-  readonly user: UserRow;
-  /** The first test key of a new account, shown once; absent when joining an account. */
-  readonly firstKey?: { readonly keyId: string; readonly secret: string };
-}
-
-export const FIRST_KEY_NAME = "Default test key";
 
 /**
  * A new person: with no invite (when sign-up is open) or an operator's invite,
- * a new Free account with its allowance of credits and a first test key; with
- * an owner's invite, a member of that account.
+ * a new Free account; with an owner's invite, a member of that account. Either
+ * way unverified, with a link mailed to the address.
+ *
+ * A taken address gets the same answer after the same work (the slow hash
+ * included), and its owner a mail saying so: the form tells nobody which
+ * addresses have accounts. Account, person, invitation and link are written in
+ * one transaction, so a sign-up that loses a race leaves nothing behind.
  */
-export async function signUp(app: AppContext, input: SignUpInput): Promise<SignUpResult> {
+export async function signUp(app: AppContext, mailer: Mailer, input: SignUpInput): Promise<void> {
   const { db } = app.database;
   const email = normaliseEmail(input.email);
   const invited = input.inviteToken !== undefined && input.inviteToken !== "";
@@ -51,46 +43,71 @@ export async function signUp(app: AppContext, input: SignUpInput): Promise<SignU
   const issues: FieldIssue[] = [];
   const accountName = input.accountName.trim();
   checkEmail(issues, email);
-  checkNewPassword(issues, input.password);
+  checkNewPassword(issues, input.password, "password", [email, accountName]);
   if (joining === undefined) checkAccountName(issues, accountName);
   throwIfAny(issues);
   if (!invited && app.config.dashboard.signup === "invite") {
     throw new DomainError("failed_precondition", "Sign-up needs an invitation link");
   }
-  if (await findUserByEmail(db, email)) throw EMAIL_TAKEN();
-  // The slow hash first, so the invite is not spent on a request that fails here.
+  // Before anything that depends on the address, so a taken one costs the same.
   const passwordHash = await hashPassword(input.password);
-  const claim: InviteClaim | undefined = invited ? await claimInviteToken(app, input.inviteToken!) : undefined;
-
-  const deps = accountDepsOf(app);
-  const now = app.clock.now();
-  const account = claim?.accountId ?? (await createAccount(deps, { name: accountName, tier: "free" })).accountId;
-  const user = await insertUser(db, {
-    id: `usr_${randomBase62(16)}`,
-    account_id: account,
-    email,
-    password_hash: passwordHash,
-    role: claim?.accountId ? "member" : "owner",
-    created_at: now,
-  }).catch((error) => {
-    if (String(error?.code) === "23505") throw EMAIL_TAKEN();
-    throw error;
-  });
-  const audit = { accountId: account, actor: email, clientAddress: input.clientAddress };
-  await recordAuditEvent(db, now, { ...audit, event: claim?.accountId ? "member_joined" : "sign_up" });
-
-  let firstKey: SignUpResult["firstKey"];
-  if (!claim?.accountId) {
-    const key = await createKey(deps, { accountId: account, kind: "test", name: FIRST_KEY_NAME });
-    firstKey = { keyId: key.keyId, secret: key.apiKey };
-    await recordAuditEvent(db, now, {
-      ...audit,
-      event: "key_created",
-      detail: `${key.keyId} (${FIRST_KEY_NAME}, test)`,
-    });
+  const existing = await findUserByEmail(db, email);
+  const created =
+    existing === undefined ? await createPerson(app, { ...input, email, accountName, passwordHash }) : undefined;
+  if (created === undefined) {
+    mailer.send(
+      signUpTakenMail(email, `${input.origin}/dashboard/sign-in`, `${input.origin}/dashboard/forgot-password`),
+    );
+    return;
   }
-  const sessionToken = await openSession(db, user.id, now, app.config.dashboard.sessionTtlMs);
-  return { sessionToken, accountId: account, user, firstKey };
+  mailer.send(verifyEmailMail(email, `${input.origin}/dashboard/verify/${created.token}`, created.joined));
+  if (created.joined) await notifyOwners(db, mailer, created.accountId, (to) => memberAddedMail(to, { member: email }));
+}
+
+type Person = { email: string; accountName: string; passwordHash: string; inviteToken?: string; clientAddress: string };
+
+/** The account (unless joining), the person and their link, all or nothing; undefined when the address is taken. */
+async function createPerson(app: AppContext, person: Person) {
+  const now = app.clock.now();
+  const invited = person.inviteToken !== undefined && person.inviteToken !== "";
+  try {
+    return await app.database.db.transaction().execute(async (trx) => {
+      const claim = invited ? await claimInvite(trx, inviteHash(person.inviteToken!), now) : undefined;
+      if (invited && claim === undefined) {
+        throw new DomainError("not_found", "This invitation link is used or has expired");
+      }
+      const joined = claim?.account_id != null;
+      const accountId =
+        claim?.account_id ??
+        (await createAccount({ ...accountDepsOf(app), db: trx }, { name: person.accountName, tier: "free" })).accountId;
+      const user = await insertUser(trx, {
+        id: `usr_${randomBase62(16)}`,
+        account_id: accountId,
+        email: person.email,
+        password_hash: person.passwordHash,
+        role: joined ? "member" : "owner",
+        created_at: now,
+        email_verified_at: null,
+      });
+      await recordAuditEvent(trx, now, {
+        accountId,
+        actor: person.email,
+        event: joined ? "member_joined" : "sign_up",
+        clientAddress: person.clientAddress,
+      });
+      const token = await issueUserToken(trx, {
+        userId: user.id,
+        purpose: "verify_email",
+        now,
+        ttlMs: app.config.dashboard.verifyTtlMs,
+      });
+      return { accountId, joined, token };
+    });
+  } catch (error) {
+    // Another sign-up with the address committed first: this one wrote nothing.
+    if (String((error as { code?: unknown })?.code) === "23505") return undefined;
+    throw error;
+  }
 }
 
 /** Whether an invite (still open) joins an existing account; refuses one that is used or expired. */

@@ -7,7 +7,7 @@ import { changePassword, signOutEverywhere } from "../dashboard-auth/change-pass
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { UserRow } from "../store/schema.ts";
 import { formErrors, renderMessage } from "./messages.ts";
-import { clearSessionCookie, setSessionCookie, signedIn } from "./session-guard.ts";
+import { endBrowserSession, signedIn, startBrowserSession } from "./session-guard.ts";
 
 type Form = Record<string, string | undefined>;
 const field = (body: unknown, name: string) => {
@@ -38,12 +38,12 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     const user = signedIn(request, reply);
     if (!user) return;
     try {
-      const { sessionToken } = await changePassword(app, user, {
+      const session = await changePassword(app, user, {
         current: field(request.body, "current_password"),
         next: field(request.body, "new_password"),
         clientAddress: request.ip,
       });
-      setSessionCookie(reply, sessionToken, app.config.dashboard.sessionTtlMs);
+      startBrowserSession(request, reply, session);
       return accountPage(reply, user, { notice: "Password changed. Every other session is signed out." });
     } catch (error) {
       const { status, errors, message } = formErrors(error);
@@ -55,7 +55,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     const user = signedIn(request, reply);
     if (!user) return;
     await signOutEverywhere(app, user, request.ip);
-    clearSessionCookie(reply);
+    endBrowserSession(request, reply);
     return reply.redirect("/dashboard/sign-in", 303);
   });
 

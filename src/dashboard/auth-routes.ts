@@ -1,27 +1,28 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { accountDepsOf } from "../accounts/account-deps.ts";
 import { listOwnedKeys } from "../accounts/owned-keys.ts";
 import type { AppContext } from "../context.ts";
+import { throttleForm } from "../dashboard-auth/form-throttle.ts";
 import { findInvite } from "../dashboard-auth/invites.ts";
-import { endSession, SESSION_COOKIE } from "../dashboard-auth/sessions.ts";
+import { endSession } from "../dashboard-auth/sessions.ts";
 import { signIn } from "../dashboard-auth/sign-in.ts";
 import { signUp } from "../dashboard-auth/sign-up.ts";
+import { peekVerification, verifyEmail } from "../dashboard-auth/verify-email.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
-import { formErrors, renderMessage } from "./messages.ts";
-import { clearSessionCookie, setSessionCookie } from "./session-guard.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { field, mailOrigin } from "./form-fields.ts";
+import { formErrors, orMessage, renderMessage } from "./messages.ts";
+import { endBrowserSession, sessionToken, startBrowserSession } from "./session-guard.ts";
 
-type Form = Record<string, string | undefined>;
-const field = (body: unknown, name: string) => {
-  const value = (body as Form | undefined)?.[name];
-  return typeof value === "string" ? value : "";
-};
-
-export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter): void {
-  const ttl = app.config.dashboard.sessionTtlMs;
+export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
+  const tooMany = (reply: FastifyReply, seconds: number, view: string, values: Record<string, unknown>) => {
+    reply.header("retry-after", String(seconds));
+    return reply.code(429).view(view, values);
+  };
 
   scope.get("/sign-in", (request, reply) => {
     if (request.dashboardUser) return reply.redirect("/dashboard/keys", 303);
-    return reply.view("sign-in.eta", { title: "Sign in", email: "", error: "" });
+    return reply.view("sign-in.eta", { title: "Sign in", email: "", error: "", notice: "" });
   });
 
   scope.post("/sign-in", async (request, reply) => {
@@ -32,18 +33,15 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
       clientAddress: request.ip,
     });
     if (result.ok) {
-      setSessionCookie(reply, result.sessionToken, ttl);
+      startBrowserSession(request, reply, result.session);
       return reply.redirect("/dashboard/keys", 303);
     }
+    const page = { title: "Sign in", email, notice: "" };
     if (result.throttled) {
-      reply.header("retry-after", String(result.retryAfterSeconds));
-      return reply.code(429).view("sign-in.eta", {
-        title: "Sign in",
-        email,
-        error: `Too many sign-in attempts. Try again in ${result.retryAfterSeconds} seconds.`,
-      });
+      const error = `Too many sign-in attempts. Try again in ${result.retryAfterSeconds} seconds.`;
+      return tooMany(reply, result.retryAfterSeconds, "sign-in.eta", { ...page, error });
     }
-    return reply.code(401).view("sign-in.eta", { title: "Sign in", email, error: "Email or password is wrong." });
+    return reply.code(401).view("sign-in.eta", { ...page, error: "Email or password is wrong." });
   });
 
   const signUpPage = (invite: string, joining: boolean) => ({
@@ -79,39 +77,70 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
   scope.post("/sign-up", async (request, reply) => {
     const values = { email: field(request.body, "email"), account_name: field(request.body, "account_name") };
     const invite = field(request.body, "invite");
+    const joining = async () => invite !== "" && (await findInvite(app, invite))?.accountId != null;
+    const { perAddress, global } = app.config.dashboard.signupsPerMinute;
+    const throttle = await throttleForm(attempts, {
+      form: "sign-up",
+      clientAddress: request.ip,
+      perAddress,
+      global,
+      nowMs: app.clock.now().getTime(),
+    });
+    if (!throttle.allowed) {
+      const message = `Too many sign-ups. Try again in ${throttle.retryAfterSeconds} seconds.`;
+      const page = { ...signUpPage(invite, await joining()), values, message };
+      return tooMany(reply, throttle.retryAfterSeconds, "sign-up.eta", page);
+    }
     try {
-      const result = await signUp(app, {
+      await signUp(app, mailer, {
         email: values.email,
         password: field(request.body, "password"),
         accountName: values.account_name,
         inviteToken: invite,
         clientAddress: request.ip,
+        origin: mailOrigin(app, request),
       });
-      setSessionCookie(reply, result.sessionToken, ttl);
-      if (result.firstKey === undefined) return reply.redirect("/dashboard/keys", 303);
-      // The first key's secret is on this page only: it is not stored anywhere it could be shown again.
-      const keys = await listOwnedKeys(accountDepsOf(app), result.accountId);
-      reply.locals = { ...reply.locals, user: result.user };
-      return reply.view("keys.eta", {
-        title: "API keys",
-        tab: "keys",
-        keys,
-        welcome: true,
-        created: { ...result.firstKey, name: keys[0]?.name ?? "", kind: "test" },
-        errors: {},
-        values: { name: "", kind: "test" },
-      });
+      // The same page whether the address was new or taken: the mail says which.
+      return reply.view("check-email.eta", { title: "Check your email", email: values.email.trim().toLowerCase() });
     } catch (error) {
       const { status, errors, message } = formErrors(error);
-      const joining = invite !== "" && (await findInvite(app, invite))?.accountId != null;
-      return reply.code(status).view("sign-up.eta", { ...signUpPage(invite, joining), values, errors, message });
+      return reply
+        .code(status)
+        .view("sign-up.eta", { ...signUpPage(invite, await joining()), values, errors, message });
     }
   });
 
+  // Opening the link only asks: mail scanners that fetch links must not spend it.
+  scope.get<{ Params: { token: string } }>("/verify/:token", async (request, reply) => {
+    if ((await peekVerification(app, request.params.token)) === undefined) {
+      return renderMessage(reply, 404, "This link is used or has expired", "Sign in, or sign up again for a new link.");
+    }
+    return reply.view("verify.eta", { title: "Confirm your email", token: request.params.token });
+  });
+
+  scope.post<{ Params: { token: string } }>("/verify/:token", async (request, reply) => {
+    const verified = await orMessage(reply, () => verifyEmail(app, request.params.token, request.ip));
+    if (!verified) return;
+    startBrowserSession(request, reply, verified.session);
+    if (verified.firstKey === undefined) return reply.redirect("/dashboard/keys", 303);
+    // The first key's secret is on this page only: it is not stored anywhere it could be shown again.
+    const keys = await listOwnedKeys(accountDepsOf(app), verified.user.account_id);
+    reply.locals = { ...reply.locals, user: verified.user };
+    return reply.view("keys.eta", {
+      title: "API keys",
+      tab: "keys",
+      keys,
+      welcome: true,
+      created: { ...verified.firstKey, name: keys[0]?.name ?? "", kind: "test" },
+      errors: {},
+      values: { name: "", kind: "test" },
+    });
+  });
+
   scope.post("/sign-out", async (request, reply) => {
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionToken(request);
     if (token !== undefined) await endSession(app.database.db, token);
-    clearSessionCookie(reply);
+    endBrowserSession(request, reply);
     return reply.redirect("/dashboard/sign-in", 303);
   });
 }

@@ -12,6 +12,7 @@ import { DomainError, validationError } from "../domain/domain-error.ts";
 import type { Mode, Tenant } from "../domain/tenant.ts";
 import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
+import { allowed } from "./role-guard.ts";
 import { signedIn } from "./session-guard.ts";
 
 // The Customers page: the account's customer records through the same use
@@ -112,6 +113,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
   scope.post<RefParams>("/customers/:ref/erase", async (request, reply) => {
     const tenant = tenantOf(request, reply, request.body);
     if (!tenant) return;
+    if (tenant.mode === "prod" && !(await allowed(request, reply, "erase_customer"))) return reply;
     const erased = await orMessage(reply, () => eraseCustomer(store, tenant, request.params.ref));
     if (!erased) return;
     await audit(request, tenant, "customer_erased", erased.customerRef);
@@ -138,6 +140,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
   scope.post<RefParams>("/customers/:ref/merge", async (request, reply) => {
     const tenant = tenantOf(request, reply, request.body);
     if (!tenant) return;
+    if (tenant.mode === "prod" && !(await allowed(request, reply, "merge_customers"))) return reply;
     const from = text(request.body, "from");
     const record = await orMessage(reply, () => mergeCustomers(store, tenant, request.params.ref, from, op()));
     if (!record) return;

@@ -7,14 +7,17 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { createLazyCookieSigner } from "../dashboard-auth/cookie-signer.ts";
 import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
+import { createMailer } from "../mail/mailer.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
 import { registerCustomerRoutes } from "./customer-routes.ts";
 import { formatters } from "./format.ts";
 import { registerIntegrationRoutes } from "./integration-routes.ts";
 import { GRACE_LABELS, registerKeyRoutes } from "./key-routes.ts";
+import { registerMemberRoutes } from "./member-routes.ts";
 import { renderMessage } from "./messages.ts";
-import { loadUser } from "./session-guard.ts";
+import { registerResetRoutes } from "./reset-routes.ts";
+import { csrfMatchesSession, loadUser } from "./session-guard.ts";
 import { registerUsageRoutes } from "./usage-routes.ts";
 
 // The self-service dashboard under /dashboard: server-rendered pages and
@@ -59,6 +62,13 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   });
   scope.addHook("preHandler", loadUser(app));
   scope.addHook("preHandler", async (request, reply) => {
+    if (request.method === "POST" && !csrfMatchesSession(request, reply)) {
+      reply.locals = { user: undefined, csrf: "", title: "", tab: "" };
+      await renderMessage(reply, 403, "This form has expired", "Go back, reload the page and send the form again.");
+      return reply;
+    }
+  });
+  scope.addHook("preHandler", async (request, reply) => {
     reply.locals = { user: request.dashboardUser, csrf: reply.generateCsrf(), title: "", tab: "" };
   });
 
@@ -80,12 +90,18 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   );
 
   // Per instance, like the API's failed-auth counter: slowing guesses needs no coordination.
-  const signInAttempts = createMemoryRateLimiter();
-  scope.addHook("onClose", () => signInAttempts.close());
-  registerAuthRoutes(scope, app, signInAttempts);
-  registerKeyRoutes(scope, app);
+  const attempts = createMemoryRateLimiter();
+  const mailer = createMailer({ ...app.config.mail, log: app.log });
+  scope.addHook("onClose", async () => {
+    await attempts.close();
+    await mailer.close();
+  });
+  registerAuthRoutes(scope, app, attempts, mailer);
+  registerResetRoutes(scope, app, attempts, mailer);
+  registerKeyRoutes(scope, app, mailer);
   registerUsageRoutes(scope, app);
   registerCustomerRoutes(scope, app);
   registerIntegrationRoutes(scope, app);
   registerAccountRoutes(scope, app);
+  registerMemberRoutes(scope, app);
 }

@@ -9,6 +9,7 @@ import { listIntegrations } from "../integrations/list-integrations.ts";
 import type { UserRow } from "../store/schema.ts";
 import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
+import { allowed, productionAllowed } from "./role-guard.ts";
 import { signedIn } from "./session-guard.ts";
 
 // The Integrations page: the account's platform webhooks through the same use
@@ -80,6 +81,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
       variable_fields: field(body, "variable_fields"),
       store_summary: field(body, "store_summary") === "on",
     };
+    if (values.kind === "prod" && !(await productionAllowed(request, reply))) return reply;
     try {
       const created = await createIntegration(deps, {
         accountId: user.account_id,
@@ -134,6 +136,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
   scope.post<IdParams>("/integrations/:id/delete", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
+    if (!(await allowed(request, reply, "delete_integration"))) return reply;
     const deleted = await orMessage(reply, () => deleteIntegration(deps, request.params.id, user.account_id));
     if (!deleted) return;
     await auditAction(

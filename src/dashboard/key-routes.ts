@@ -3,9 +3,13 @@ import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createOwnedKey, findLiveKey, listOwnedKeys, revokeOwnedKey } from "../accounts/owned-keys.ts";
 import { type ROLL_GRACES, rollKey } from "../accounts/roll-key.ts";
 import type { AppContext } from "../context.ts";
+import { keyCreatedMail } from "../dashboard-auth/mail-texts.ts";
+import { notifyOwners } from "../dashboard-auth/owner-notices.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import type { UserRow } from "../store/schema.ts";
 import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
+import { allowed, productionAllowed } from "./role-guard.ts";
 import { signedIn } from "./session-guard.ts";
 
 type Form = Record<string, string | undefined>;
@@ -23,8 +27,12 @@ export const GRACE_LABELS: Record<keyof typeof ROLL_GRACES, string> = {
   "7d": "7 days",
 };
 
-export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void {
+export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, mailer: Mailer): void {
   const deps = accountDepsOf(app);
+  /** Every owner hears of a new secret on the account, whoever made it. */
+  const notify = (user: UserRow, detail: string) =>
+    notifyOwners(app.database.db, mailer, user.account_id, (to) => keyCreatedMail(to, { actor: user.email, detail }));
+  const ownedKey = (user: UserRow, id: string) => findLiveKey(deps, user.account_id, id);
 
   const keysPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) => {
     // This instance's unwritten "last used" times first, so a key just used shows it.
@@ -51,9 +59,12 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     const user = signedIn(request, reply);
     if (!user) return;
     const values = { name: field(request.body, "name"), kind: field(request.body, "kind") };
+    if (values.kind === "prod" && !(await productionAllowed(request, reply))) return reply;
     try {
       const created = await createOwnedKey(deps, user.account_id, values);
-      await auditAction(app, request, "key_created", `${created.keyId} (${created.name}, ${created.kind})`);
+      const detail = `${created.keyId} (${created.name}, ${created.kind})`;
+      await auditAction(app, request, "key_created", detail);
+      await notify(user, detail);
       return keysPage(reply, user, { created });
     } catch (error) {
       const { status, errors } = formErrors(error);
@@ -71,6 +82,9 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
   scope.post<KeyParams>("/keys/:id/revoke", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
+    const live = await orMessage(reply, () => ownedKey(user, request.params.id));
+    if (!live) return;
+    if (live.kind === "prod" && !(await allowed(request, reply, "revoke_production_key"))) return reply;
     const key = await orMessage(reply, () => revokeOwnedKey(deps, user.account_id, request.params.id));
     if (!key) return;
     await auditAction(app, request, "key_revoked", `${key.keyId} (${key.name}, ${key.kind})`);
@@ -81,6 +95,9 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
     const user = signedIn(request, reply);
     if (!user) return;
     const grace = field(request.body, "grace");
+    const live = await orMessage(reply, () => ownedKey(user, request.params.id));
+    if (!live) return;
+    if (live.kind === "prod" && !(await allowed(request, reply, "roll_production_key"))) return reply;
     const rolled = await orMessage(reply, () => rollKey(deps, user.account_id, request.params.id, grace));
     if (!rolled) return;
     await auditAction(
@@ -89,6 +106,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext): void
       "key_rolled",
       `${rolled.old.keyId} → ${rolled.keyId} (${rolled.name}, ${rolled.kind}); old secret ends ${rolled.oldEndsAt.toISOString()}`,
     );
+    await notify(user, `${rolled.keyId} (${rolled.name}, ${rolled.kind}), rolled from ${rolled.old.keyId}`);
     return keysPage(reply, user, {
       created: { keyId: rolled.keyId, secret: rolled.secret, name: rolled.name, kind: rolled.kind },
       rolled: { oldEndsAt: rolled.oldEndsAt, immediate: grace === "now" },

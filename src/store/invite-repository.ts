@@ -31,3 +31,28 @@ export async function claimInvite(db: Db, tokenHash: string, now: Date) {
     .returning(["account_id"])
     .executeTakeFirst();
 }
+
+/** An account's invitations that can still be used, newest first. */
+export async function listOpenInvites(db: Db, accountId: string, now: Date) {
+  return db
+    .selectFrom("invites")
+    .select(["token_hash", "created_by", "created_at", "expires_at"])
+    .where("account_id", "=", accountId)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .orderBy("created_at", "desc")
+    .execute();
+}
+
+/** Ends an open invitation of the account at once; undefined when there is none by that hash. */
+export async function revokeInvite(db: Db, accountId: string, tokenHash: string, now: Date) {
+  return db
+    .updateTable("invites")
+    .set({ expires_at: now })
+    .where("token_hash", "=", tokenHash)
+    .where("account_id", "=", accountId)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", now)
+    .returning(["token_hash"])
+    .executeTakeFirst();
+}

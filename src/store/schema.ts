@@ -149,6 +149,8 @@ export interface UserTable {
   password_hash: string;
   role: "owner" | "member";
   created_at: Timestamp;
+  /** Null until the person opens the link mailed to them; production keys wait for it. */
+  email_verified_at: Timestamp | null;
 }
 
 export interface SessionTable {
@@ -156,7 +158,22 @@ export interface SessionTable {
   token_hash: string;
   user_id: string;
   created_at: Timestamp;
+  /** The absolute end: created_at plus SESSION_TTL_HOURS. */
   expires_at: Timestamp;
+  /** The idle deadline counts from here; moved forward as the session is used. */
+  last_seen_at: Timestamp;
+  /** SHA-256 of the CSRF secret issued with the session: a form token of any other secret is refused. */
+  csrf_hash: string;
+}
+
+export interface UserTokenTable {
+  /** SHA-256 of the mailed token. */
+  token_hash: string;
+  user_id: string;
+  purpose: "verify_email" | "reset_password";
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
 }
 
 export interface InviteTable {
@@ -192,6 +209,7 @@ export interface UsageDayTable {
 export interface Schema {
   users: UserTable;
   sessions: SessionTable;
+  user_tokens: UserTokenTable;
   invites: InviteTable;
   audit_events: AuditEventTable;
   usage_days: UsageDayTable;

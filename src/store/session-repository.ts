@@ -1,22 +1,40 @@
+import type { Insertable } from "kysely";
 import type { Db } from "./database.ts";
-import type { UserRow } from "./schema.ts";
+import type { SessionTable, UserRow } from "./schema.ts";
 
-export async function insertSession(
-  db: Db,
-  row: { token_hash: string; user_id: string; created_at: Date; expires_at: Date },
-): Promise<void> {
+export async function insertSession(db: Db, row: Insertable<SessionTable>): Promise<void> {
   await db.insertInto("sessions").values(row).execute();
 }
 
-/** The user of a session that has not expired. */
-export async function findSessionUser(db: Db, tokenHash: string, now: Date): Promise<UserRow | undefined> {
-  return db
+export interface LiveSession {
+  readonly user: UserRow;
+  readonly csrfHash: string;
+  readonly lastSeenAt: Date;
+}
+
+/** The user of a session before both its absolute end and its idle deadline. */
+export async function findLiveSession(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+  idleSince: Date,
+): Promise<LiveSession | undefined> {
+  const row = await db
     .selectFrom("sessions as s")
     .innerJoin("users as u", "u.id", "s.user_id")
     .selectAll("u")
+    .select(["s.csrf_hash", "s.last_seen_at"])
     .where("s.token_hash", "=", tokenHash)
     .where("s.expires_at", ">", now)
+    .where("s.last_seen_at", ">", idleSince)
     .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const { csrf_hash, last_seen_at, ...user } = row;
+  return { user, csrfHash: csrf_hash, lastSeenAt: last_seen_at };
+}
+
+export async function touchSession(db: Db, tokenHash: string, now: Date): Promise<void> {
+  await db.updateTable("sessions").set({ last_seen_at: now }).where("token_hash", "=", tokenHash).execute();
 }
 
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
@@ -29,6 +47,10 @@ export async function deleteSessionsOfUser(db: Db, userId: string): Promise<numb
   return Number(result.numDeletedRows);
 }
 
-export async function deleteExpiredSessionsOfUser(db: Db, userId: string, now: Date): Promise<void> {
-  await db.deleteFrom("sessions").where("user_id", "=", userId).where("expires_at", "<=", now).execute();
+export async function deleteEndedSessionsOfUser(db: Db, userId: string, now: Date, idleSince: Date): Promise<void> {
+  await db
+    .deleteFrom("sessions")
+    .where("user_id", "=", userId)
+    .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", idleSince)]))
+    .execute();
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, openBrowser } from "../helpers/browser.ts";
+import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 import { post } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -26,6 +27,9 @@ describe("customers and integrations in a browser", () => {
     await page.getByLabel("Password").fill("a long and unique passphrase");
     await page.getByLabel("Account name").fill("Records Inc");
     await page.getByRole("button", { name: "Sign up" }).click();
+    await expect.poll(() => page.getByRole("heading", { name: "Check your email" }).isVisible()).toBe(true);
+    await page.goto(await linkIn(logMailbox(server), "records@example.com", "/dashboard/verify/"));
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
     const key = await page.getByLabel("Secret key").inputValue();
 
     const hints = { ani: "+14155550123", external_ids: { crm_id: "42" } };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDashboardClient } from "../helpers/dashboard-client.ts";
+import { logMailbox } from "../helpers/mailbox.ts";
 import { post } from "../helpers/rest-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -10,7 +11,7 @@ import { useTestServer } from "../helpers/test-server-fixture.ts";
 describe("dashboard customers and integrations isolation", () => {
   const fixture = useTestServer();
   const signUp = async (email: string) => {
-    const client = createDashboardClient(fixture.server.url);
+    const client = createDashboardClient(fixture.server.url, { mailbox: logMailbox(fixture.server) });
     const key = await client.signUp(email, "a password of some length", "Isolated Co");
     return { client, key };
   };

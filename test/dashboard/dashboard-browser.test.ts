@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, openBrowser } from "../helpers/browser.ts";
+import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -40,6 +41,12 @@ describe("dashboard in a browser", () => {
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByLabel("Account name").fill("Acme Telecom");
     await page.getByRole("button", { name: "Sign up" }).click();
+    await expect.poll(() => page.getByRole("heading", { name: "Check your email" }).isVisible()).toBe(true);
+    await browser.screenshot("check-email");
+    // The mailed link asks to confirm; confirming signs in.
+    await page.goto(await linkIn(logMailbox(server), "founder@example.com", "/dashboard/verify/"));
+    await browser.screenshot("verify-email");
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
 
     // The first key: shown once, read-only, labelled "Secret key".
     const secretField = page.getByLabel("Secret key");

@@ -3,6 +3,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { createDashboardClient } from "../helpers/dashboard-client.ts";
+import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 import { post } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -26,21 +27,26 @@ describe("dashboard invitations", () => {
     return new URL(url).pathname;
   };
   const signUpWith = async (path: string, email: string, accountName = "") => {
-    const client = createDashboardClient(server.url);
+    const client = createDashboardClient(server.url, { mailbox: logMailbox(server) });
     const form = await client.get(path);
     if (form.status !== 200) return { client, page: form };
     const invite = /name="invite" value="([^"]*)"/.exec(form.html)?.[1] ?? "";
-    const page = await client.post("/dashboard/sign-up", {
+    const mailbox = logMailbox(server);
+    const before = (await mailbox.messagesTo(email)).length;
+    const sent = await client.post("/dashboard/sign-up", {
       email,
       password: PASSWORD,
       account_name: accountName,
       invite,
     });
+    if (sent.status !== 200) return { client, page: sent };
+    // The account is made; the mailed link confirms the address and signs in.
+    const page = await client.confirm(await linkIn(mailbox, email, "/dashboard/verify/", before));
     return { client, page };
   };
 
   it("refuses open sign-up, and signs up once with a link from `caller-context accounts invite`", async () => {
-    const stranger = createDashboardClient(server.url);
+    const stranger = createDashboardClient(server.url, { mailbox: logMailbox(server) });
     expect((await stranger.get("/dashboard/sign-up")).status).toBe(403);
     await stranger.get("/dashboard/sign-in");
     const refused = await stranger.post("/dashboard/sign-up", {
@@ -58,7 +64,7 @@ describe("dashboard invitations", () => {
     const path = new URL(url).pathname;
     expect(path).toMatch(/^\/dashboard\/invite\/[\w-]{20,}$/);
     // The link's token is a one-time secret: the access log names the route, not the token.
-    await createDashboardClient(server.url).get(path);
+    await createDashboardClient(server.url, { mailbox: logMailbox(server) }).get(path);
     expect(server.logLines.join("\n")).not.toContain(path.split("/").pop());
 
     const first = await signUpWith(path, "invited@example.com", "Invited Co");
@@ -87,6 +93,9 @@ describe("dashboard invitations", () => {
     const expiring = inviteLinkOf((await owner.client.post("/dashboard/account/invites", {})).html);
     clock.advance(2 * 3_600_000 + 1000);
     expect((await signUpWith(expiring, "too-late@example.com")).page.status).toBe(404);
+    // Two hours on, the owner's session has passed its idle timeout.
+    expect((await owner.client.get("/dashboard/account")).location).toBe("/dashboard/sign-in");
+    await owner.client.signIn("owner@example.com", PASSWORD);
     const log = (await owner.client.get("/dashboard/account")).html;
     expect(log).toContain("Member invited");
     expect(log).toContain("Member joined");

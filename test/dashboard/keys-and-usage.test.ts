@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { createDashboardClient, type DashboardClient } from "../helpers/dashboard-client.ts";
+import { logMailbox } from "../helpers/mailbox.ts";
 import { post } from "../helpers/rest-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -19,7 +20,7 @@ const keyIdOf = (html: string, name: string) =>
 describe("dashboard keys and usage", () => {
   const fixture = useTestServer({ clock });
   const signUp = async (email: string): Promise<{ client: DashboardClient; testKey: string }> => {
-    const client = createDashboardClient(fixture.server.url);
+    const client = createDashboardClient(fixture.server.url, { mailbox: logMailbox(fixture.server) });
     const testKey = await client.signUp(email, "a password of some length", "Keys Co");
     return { client, testKey };
   };
@@ -39,6 +40,9 @@ describe("dashboard keys and usage", () => {
     expect(refused.status).toBe(401);
     expect(refused.body.message).toBe("API key has been revoked");
     expect((await start(fixture.server.url, newSecret, "new")).status).toBe(200);
+    // An hour on, the dashboard session has passed its idle timeout: sign in again to look.
+    expect((await client.get("/dashboard/keys")).location).toBe("/dashboard/sign-in");
+    await client.signIn("roller@example.com", "a password of some length");
     expect((await client.get("/dashboard/keys")).html).toContain("Revoked");
   });
 

@@ -1,3 +1,5 @@
+import { linkIn, type Mailbox } from "./mailbox.ts";
+
 // A browser without a browser: keeps the dashboard's cookies, reads each
 // page's CSRF token and posts forms as HTML forms are posted.
 
@@ -12,13 +14,22 @@ export interface DashboardClient {
   get(path: string): Promise<Page>;
   /** Posts a form with the CSRF token of the last page seen (unless `_csrf` is given). */
   post(path: string, form: Record<string, string>): Promise<Page>;
-  /** Signs up on the open sign-up form; returns the first key's secret. */
+  /** Signs up on the open sign-up form and confirms the address with the mailed link; returns the first key's secret. */
   signUp(email: string, password: string, accountName: string): Promise<string>;
+  /** Opens a mailed confirmation link and confirms it: signed in from then on. */
+  confirm(link: string): Promise<Page>;
   signIn(email: string, password: string): Promise<Page>;
   readonly cookies: Map<string, string>;
 }
 
-export function createDashboardClient(baseUrl: string): DashboardClient {
+export interface DashboardClientOptions {
+  /** Where sign-up's confirmation mail is read. */
+  readonly mailbox?: Mailbox;
+  /** Sent with every request (an X-Forwarded-For, say, behind TRUST_PROXY). */
+  readonly headers?: Record<string, string>;
+}
+
+export function createDashboardClient(baseUrl: string, options: DashboardClientOptions = {}): DashboardClient {
   const cookies = new Map<string, string>();
   let csrf = "";
   const send = async (path: string, init: RequestInit = {}): Promise<Page> => {
@@ -26,6 +37,7 @@ export function createDashboardClient(baseUrl: string): DashboardClient {
       ...init,
       redirect: "manual",
       headers: {
+        ...options.headers,
         ...(init.headers as Record<string, string>),
         cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
       },
@@ -53,11 +65,21 @@ export function createDashboardClient(baseUrl: string): DashboardClient {
         body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
       }),
     async signUp(email, password, accountName) {
+      if (options.mailbox === undefined) throw new Error("signUp needs a mailbox to read the confirmation link");
+      const before = (await options.mailbox.messagesTo(email.toLowerCase())).length;
       await client.get("/dashboard/sign-up");
-      const page = await client.post("/dashboard/sign-up", { email, password, account_name: accountName });
+      const sent = await client.post("/dashboard/sign-up", { email, password, account_name: accountName });
+      if (sent.status !== 200) throw new Error(`sign-up failed: ${sent.status}`);
+      const link = await linkIn(options.mailbox, email.toLowerCase(), "/dashboard/verify/", before);
+      const page = await client.confirm(link);
       const secret = /id="secret"[^>]*value="(sk_test_[0-9A-Za-z]+)"/.exec(page.html)?.[1];
       if (page.status !== 200 || secret === undefined) throw new Error(`sign-up failed: ${page.status}`);
       return secret;
+    },
+    async confirm(link) {
+      const path = new URL(link).pathname;
+      await client.get(path);
+      return client.post(path, {});
     },
     async signIn(email, password) {
       await client.get("/dashboard/sign-in");

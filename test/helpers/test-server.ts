@@ -25,6 +25,9 @@ export async function startTestServer(
     LOG_LEVEL: "info",
     // Suites send many bad keys on purpose; the failed-auth limit has a suite of its own.
     AUTH_FAILURES_PER_MINUTE: "100000",
+    // Suites sign up many people from one address; the sign-up throttle has a suite of its own.
+    SIGNUP_PER_MINUTE_PER_ADDRESS: "100000",
+    SIGNUP_PER_MINUTE: "100000",
     // Suites send bursts at a busy machine on purpose, and a suite's start-up holds the event loop for
     // seconds; admission control and the event-loop bound have suites of their own.
     ADMISSION_INITIAL_LIMIT: "10000",

@@ -1,0 +1,98 @@
+import type { AppContext } from "../context.ts";
+import { DomainError } from "../domain/domain-error.ts";
+import { listOpenInvites, revokeInvite } from "../store/invite-repository.ts";
+import type { UserRow } from "../store/schema.ts";
+import { deleteUserOfAccount, listUsersOfAccount, setUserRole } from "../store/user-repository.ts";
+import { recordAuditEvent } from "./audit-log.ts";
+
+// The owner's view of the account's people: who they are, their roles, and the
+// invitations still open. Every operation names the owner's account in its
+// query, so another account's person or link is not found.
+
+export interface Member {
+  readonly userId: string;
+  readonly email: string;
+  readonly role: UserRow["role"];
+  readonly verified: boolean;
+  readonly joinedAt: Date;
+}
+
+export async function listMembers(app: AppContext, accountId: string): Promise<Member[]> {
+  return (await listUsersOfAccount(app.database.db, accountId)).map((u) => ({
+    userId: u.id,
+    email: u.email,
+    role: u.role,
+    verified: u.email_verified_at !== null,
+    joinedAt: u.created_at,
+  }));
+}
+
+export async function listInvitations(app: AppContext, accountId: string) {
+  return (await listOpenInvites(app.database.db, accountId, app.clock.now())).map((i) => ({
+    id: i.token_hash,
+    createdBy: i.created_by,
+    createdAt: i.created_at,
+    expiresAt: i.expires_at,
+  }));
+}
+
+const notYourself = () => new DomainError("failed_precondition", "You cannot change or remove yourself here");
+const noSuchMember = (id: string) => new DomainError("not_found", `Member '${id}' not found`);
+
+export async function changeMemberRole(
+  app: AppContext,
+  owner: UserRow,
+  input: { userId: string; role: string; clientAddress: string },
+): Promise<void> {
+  if (input.role !== "owner" && input.role !== "member") {
+    throw new DomainError("invalid_argument", "Validation failed", [
+      { path: ["role"], message: "Choose owner or member" },
+    ]);
+  }
+  // An account always keeps an owner: the one acting cannot step down here.
+  if (input.userId === owner.id) throw notYourself();
+  const changed = await setUserRole(app.database.db, owner.account_id, input.userId, input.role);
+  if (changed === undefined) throw noSuchMember(input.userId);
+  await recordAuditEvent(app.database.db, app.clock.now(), {
+    accountId: owner.account_id,
+    actor: owner.email,
+    event: "member_role_changed",
+    detail: `${changed.email} is now ${changed.role}`,
+    clientAddress: input.clientAddress,
+  });
+}
+
+/** Removes the person; their sessions end with their row (on every instance at once). */
+export async function removeMember(
+  app: AppContext,
+  owner: UserRow,
+  input: { userId: string; clientAddress: string },
+): Promise<void> {
+  if (input.userId === owner.id) throw notYourself();
+  const removed = await deleteUserOfAccount(app.database.db, owner.account_id, input.userId);
+  if (removed === undefined) throw noSuchMember(input.userId);
+  await recordAuditEvent(app.database.db, app.clock.now(), {
+    accountId: owner.account_id,
+    actor: owner.email,
+    event: "member_removed",
+    detail: `${removed.email} (${removed.role})`,
+    clientAddress: input.clientAddress,
+  });
+}
+
+export async function revokeInvitation(
+  app: AppContext,
+  owner: UserRow,
+  input: { inviteId: string; clientAddress: string },
+): Promise<void> {
+  const now = app.clock.now();
+  const revoked = await revokeInvite(app.database.db, owner.account_id, input.inviteId, now);
+  if (revoked === undefined) throw new DomainError("not_found", "This invitation is used, expired or unknown");
+  await recordAuditEvent(app.database.db, now, {
+    accountId: owner.account_id,
+    actor: owner.email,
+    event: "invite_revoked",
+    detail: `invitation ${input.inviteId.slice(0, 8)}`,
+    clientAddress: input.clientAddress,
+  });
+}

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../context.ts";
+import { throttleForm } from "../dashboard-auth/form-throttle.ts";
+import { requestPasswordReset, resetLinkIsOpen, resetPassword } from "../dashboard-auth/password-reset.ts";
+import type { RateLimiter } from "../guards/rate-limiter.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { field, mailOrigin } from "./form-fields.ts";
+import { formErrors, renderMessage } from "./messages.ts";
+
+// Forgotten passwords: ask for a link by address, then choose a new password
+// through it. The first form answers the same for every address.
+
+type TokenParams = { Params: { token: string } };
+
+export function registerResetRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
+  const forgotPage = { title: "Reset your password", email: "", sent: false, message: "" };
+
+  scope.get("/forgot-password", (_request, reply) => reply.view("forgot-password.eta", forgotPage));
+
+  scope.post("/forgot-password", async (request, reply) => {
+    const email = field(request.body, "email");
+    const { perAddress, global } = app.config.dashboard.signupsPerMinute;
+    const throttle = await throttleForm(attempts, {
+      form: "reset",
+      clientAddress: request.ip,
+      perAddress,
+      global,
+      nowMs: app.clock.now().getTime(),
+    });
+    if (!throttle.allowed) {
+      reply.header("retry-after", String(throttle.retryAfterSeconds));
+      const message = `Too many requests. Try again in ${throttle.retryAfterSeconds} seconds.`;
+      return reply.code(429).view("forgot-password.eta", { ...forgotPage, email, message });
+    }
+    await requestPasswordReset(app, mailer, { email, origin: mailOrigin(app, request), clientAddress: request.ip });
+    return reply.view("forgot-password.eta", { ...forgotPage, email, sent: true });
+  });
+
+  const resetPage = (token: string) => ({ title: "Choose a new password", token, errors: {}, message: "" });
+  const linkGone = "This link is used or has expired";
+
+  scope.get<TokenParams>("/reset-password/:token", async (request, reply) => {
+    if (!(await resetLinkIsOpen(app, request.params.token))) {
+      return renderMessage(reply, 404, linkGone, "Ask for a new link on the sign-in page.");
+    }
+    return reply.view("reset-password.eta", resetPage(request.params.token));
+  });
+
+  scope.post<TokenParams>("/reset-password/:token", async (request, reply) => {
+    const { token } = request.params;
+    try {
+      await resetPassword(app, { token, password: field(request.body, "password"), clientAddress: request.ip });
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      if (status === 404) return renderMessage(reply, 404, linkGone, "Ask for a new link on the sign-in page.");
+      return reply.code(status).view("reset-password.eta", { ...resetPage(token), errors, message });
+    }
+    return reply.view("sign-in.eta", {
+      title: "Sign in",
+      email: "",
+      error: "",
+      notice: "Password changed. Every session was signed out: sign in with the new password.",
+    });
+  });
+}

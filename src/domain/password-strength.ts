@@ -1,0 +1,40 @@
+import { ZxcvbnFactory } from "@zxcvbn-ts/core";
+import * as common from "@zxcvbn-ts/language-common";
+import * as english from "@zxcvbn-ts/language-en";
+
+// Length alone let 1234567890, password12 and qwertyuiop through. zxcvbn-ts
+// estimates how many guesses a cracker needs, knowing common passwords, words,
+// names, keyboard walks, sequences, repeats and dates; a score of 3 ("safely
+// unguessable: moderate protection from offline slow-hash attacks", ~10^8
+// guesses) is the least we accept, which scrypt makes slow on top.
+
+const MIN_SCORE = 3;
+
+let estimator: ZxcvbnFactory | undefined;
+// Built on first use: loading the dictionaries takes a moment the service's start need not wait for.
+const zxcvbn = () => {
+  estimator ??= new ZxcvbnFactory({
+    dictionary: { ...common.dictionary, ...english.dictionary },
+    graphs: common.adjacencyGraphs,
+    translations: english.translations,
+  });
+  return estimator;
+};
+
+export interface PasswordVerdict {
+  readonly strong: boolean;
+  /** What to do about a weak one, in the estimator's words. */
+  readonly advice: string;
+}
+
+/** Whether a password is strong enough; the person's own email and account name count as known words. */
+export function judgePassword(password: string, knownWords: readonly string[] = []): PasswordVerdict {
+  const result = zxcvbn().check(
+    password,
+    knownWords.flatMap((word) => word.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((word) => word.length >= 3),
+  );
+  if (result.score >= MIN_SCORE) return { strong: true, advice: "" };
+  const { warning, suggestions } = result.feedback;
+  const advice = [warning, ...suggestions].filter((text): text is string => Boolean(text)).join(" ");
+  return { strong: false, advice: advice || "Add more words or characters that are hard to guess." };
+}
