@@ -4,6 +4,7 @@ import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
+import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { isShedable } from "./guards/admission-guard.ts";
@@ -14,6 +15,7 @@ import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
+import { registerEventMetrics } from "./metrics/event-metrics.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
@@ -121,6 +123,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const stopReport = reportShedding(admission, log);
     const stopWaiting = new AbortController();
     let sweeper: Sweeper | undefined;
+    let delivery: DeliveryWorker | undefined;
+    const eventMetrics = metrics && registerEventMetrics(metrics.registry, database.db, () => clock.now());
     const ready = waitForDatabase(
       async () => {
         await migrateToLatest(database.db);
@@ -133,6 +137,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         ...config.sweep,
         onError: (error) => log.error({ err: error }, "retention sweep failed"),
       });
+      if (config.events !== undefined) {
+        delivery = startDeliveryWorker(database.db, clock, config.events, {
+          attempted: (outcome, latencyMs) => eventMetrics?.attempted(outcome, latencyMs),
+          endpointDisabled: (endpointId) => {
+            eventMetrics?.endpointDisabled();
+            log.warn({ endpointId }, "event endpoint disabled after a run of failed deliveries");
+          },
+          error: (error) => log.error({ err: error }, "event delivery failed"),
+        });
+      }
       pressure = watchProcessPressure(config.admission);
       isReady = true;
       return adminAccess;
@@ -153,6 +167,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         stopReport();
         pressure?.stop();
         await sweeper?.stop();
+        await delivery?.stop();
         await context.meter.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
