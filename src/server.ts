@@ -8,6 +8,7 @@ import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-work
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { isShedable } from "./guards/admission-guard.ts";
+import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
@@ -92,6 +93,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminTokenHash: () => context.adminTokenHash,
       authFailuresPerMinute: config.authFailuresPerMinute,
       meter: context.meter,
+      creditsLow: createCreditsLowWatch(database.db, clock, config.monthlyQuota, (error) =>
+        log.error({ err: error }, "credits.low could not be written"),
+      ),
       budgetOf: (method) =>
         // An identification happens while the caller waits on the line, like a start.
         method === CallerContextService.method.startCall || method === CallerContextService.method.identifyCall

@@ -8,6 +8,7 @@ import type { UsageMeter } from "../usage/usage-meter.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { admissionGuard } from "./admission-guard.ts";
 import { authenticate } from "./authenticate.ts";
+import type { CreditsLowWatch } from "./credits-low-watch.ts";
 import { errorBoundary } from "./error-boundary.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
 import { quotaGuard } from "./quota-guard.ts";
@@ -45,6 +46,8 @@ export interface GuardDependencies {
   readonly admits: (method: DescMethod) => boolean;
   /** Counts billed and refused calls and keys' last use, in memory. */
   readonly meter?: UsageMeter;
+  /** Hears the credits left after each charge, for credits.low. */
+  readonly creditsLow?: CreditsLowWatch;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {

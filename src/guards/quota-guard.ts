@@ -7,6 +7,7 @@ import type { Db } from "../store/database.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/quota-slots.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { chargeKey, principalKey } from "./context-values.ts";
+import type { CreditsLowWatch } from "./credits-low-watch.ts";
 import { isBilled } from "./method-access.ts";
 
 export interface QuotaGuardOptions {
@@ -14,6 +15,8 @@ export interface QuotaGuardOptions {
   readonly clock: Clock;
   readonly monthlyAllowance: MonthlyAllowance;
   readonly meter?: UsageMeter;
+  /** Told every count of credits left a call sees, for credits.low. */
+  readonly creditsLow?: CreditsLowWatch;
 }
 
 /** How long a positive credit count seen by this instance spares the check before the handler. */
@@ -62,7 +65,10 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     };
 
     const before = await creditsBefore(accountId);
-    if (before <= 0) throw exhausted();
+    if (before <= 0) {
+      options.creditsLow?.seen(accountId, principal.tier, 0);
+      throw exhausted();
+    }
 
     let after: number | undefined;
     let refused = false;
@@ -73,6 +79,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
         after = creditsLeft;
         options.meter?.billed(principal.tenant);
         remember(accountId, creditsLeft);
+        options.creditsLow?.seen(accountId, principal.tier, creditsLeft);
       },
       refused() {
         refused = true;
