@@ -14,8 +14,8 @@ import { createWorkload } from "./workload.ts";
 // receiver that accepts connections and never answers; the endpoint is
 // disabled (A) and enabled (B) in turn, alternating, with a closed loop of
 // start + end calls in each. Delivery runs off the request path, so A and B
-// should match. `node bench/events-ab.ts [--seconds 3] [--rounds 2] [--concurrency 4]`
-// (on DATABASE_URL when set, otherwise an embedded database in a temporary directory).
+// should match. `node bench/events-ab.ts [--seconds 3] [--rounds 2] [--concurrency 4]`,
+// on an embedded database in a temporary directory (never a shared database).
 
 const { values } = parseArgs({
   options: {
@@ -33,10 +33,10 @@ const receiver = http.createServer((_, res) => void held.push(res)).listen(0, "1
 await new Promise((resolve) => receiver.once("listening", resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hang`;
 
-const dataDir = process.env.DATABASE_URL ? undefined : await mkdtemp(join(tmpdir(), "cc-events-ab-"));
+const dataDir = await mkdtemp(join(tmpdir(), "cc-events-ab-"));
 const adminToken = randomToken();
 const service = await startServiceProcess({
-  databaseEnv: dataDir ? { DATA_DIR: dataDir } : { DATABASE_URL: process.env.DATABASE_URL! },
+  databaseEnv: { DATA_DIR: dataDir },
   adminToken,
 });
 const admin = async (path: string, body: unknown) => {
@@ -88,5 +88,5 @@ try {
   receiver.closeAllConnections();
   receiver.close();
   await service.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
 }
