@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type DeliverySettings, DISABLE_AFTER_FAILURES, DISABLE_AFTER_MS, RETRY_DELAYS_MS } from "./domain/events.ts";
 import type { SensitiveDataPolicy } from "./domain/sensitive-data.ts";
 
 // The only reader of process.env. `readEnv` picks the variables, `envToConfig`
@@ -69,6 +70,17 @@ const envSchema = z.object({
   INVITE_TTL_HOURS: integer(72, 1),
   SIGNIN_ATTEMPTS_PER_MINUTE: integer(10, 1),
   USAGE_FLUSH_MS: integer(5000, 50),
+  EVENTS_DELIVERY: z.enum(["on", "off"]).default("on"),
+  EVENTS_POLL_MS: integer(1000, 10),
+  EVENTS_CONCURRENCY: integer(16, 1),
+  EVENTS_TIMEOUT_MS: integer(10_000, 100),
+  EVENTS_MAX_RESPONSE_BYTES: integer(64 * 1024, 0),
+  EVENTS_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "must be milliseconds separated by commas")
+    .optional(),
+  EVENTS_DISABLE_AFTER_FAILURES: integer(DISABLE_AFTER_FAILURES, 1),
+  EVENTS_DISABLE_AFTER_MS: integer(DISABLE_AFTER_MS, 0),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -158,6 +170,8 @@ export interface Config {
   readonly trustProxy: boolean | string;
   /** How often counted usage and keys' last use are written. */
   readonly usageFlushMs: number;
+  /** Event delivery (docs/events.md); undefined when EVENTS_DELIVERY=off (events are still written to the outbox). */
+  readonly events: DeliverySettings | undefined;
 }
 
 export class ConfigError extends Error {
@@ -241,6 +255,20 @@ export function envToConfig(env: Env): Config {
     }),
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     usageFlushMs: e.USAGE_FLUSH_MS,
+    events:
+      e.EVENTS_DELIVERY === "off"
+        ? undefined
+        : Object.freeze({
+            pollMs: e.EVENTS_POLL_MS,
+            concurrency: e.EVENTS_CONCURRENCY,
+            timeoutMs: e.EVENTS_TIMEOUT_MS,
+            maxResponseBytes: e.EVENTS_MAX_RESPONSE_BYTES,
+            retryDelaysMs: Object.freeze(e.EVENTS_RETRY_DELAYS_MS?.split(",").map(Number) ?? RETRY_DELAYS_MS),
+            disableAfter: Object.freeze({
+              failures: e.EVENTS_DISABLE_AFTER_FAILURES,
+              afterMs: e.EVENTS_DISABLE_AFTER_MS,
+            }),
+          }),
     monthlyQuota: Object.freeze({
       free: e.QUOTA_FREE,
       starter: e.QUOTA_STARTER,

@@ -4,9 +4,11 @@ import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
+import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { isShedable } from "./guards/admission-guard.ts";
+import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
@@ -14,6 +16,7 @@ import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
+import { registerEventMetrics } from "./metrics/event-metrics.ts";
 import { countNoContext, createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
@@ -90,6 +93,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminTokenHash: () => context.adminTokenHash,
       authFailuresPerMinute: config.authFailuresPerMinute,
       meter: context.meter,
+      creditsLow: createCreditsLowWatch(database.db, clock, config.monthlyQuota, (error) =>
+        log.error({ err: error }, "credits.low could not be written"),
+      ),
       budgetOf: (method) =>
         // An identification happens while the caller waits on the line, like a start.
         method === CallerContextService.method.startCall || method === CallerContextService.method.identifyCall
@@ -123,6 +129,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const stopReport = reportShedding(admission, log);
     const stopWaiting = new AbortController();
     let sweeper: Sweeper | undefined;
+    let delivery: DeliveryWorker | undefined;
+    const eventMetrics = metrics && registerEventMetrics(metrics.registry, database.db, () => clock.now());
     const ready = waitForDatabase(
       async () => {
         await migrateToLatest(database.db);
@@ -135,6 +143,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         ...config.sweep,
         onError: (error) => log.error({ err: error }, "retention sweep failed"),
       });
+      if (config.events !== undefined) {
+        delivery = startDeliveryWorker(database.db, clock, config.events, {
+          attempted: (outcome, latencyMs) => eventMetrics?.attempted(outcome, latencyMs),
+          endpointDisabled: (endpointId) => {
+            eventMetrics?.endpointDisabled();
+            log.warn({ endpointId }, "event endpoint disabled after a run of failed deliveries");
+          },
+          error: (error) => log.error({ err: error }, "event delivery failed"),
+        });
+      }
       pressure = watchProcessPressure(config.admission);
       isReady = true;
       return adminAccess;
@@ -155,6 +173,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         stopReport();
         pressure?.stop();
         await sweeper?.stop();
+        await delivery?.stop();
         await context.meter.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();

@@ -1,7 +1,7 @@
 import { customerNotFound } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { eraseCustomer as deleteCustomer } from "../store/customer-changes.ts";
-import type { CustomerStore } from "./customer-store.ts";
+import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
 import { liveCustomerId } from "./live-customer.ts";
 
 /**
@@ -13,8 +13,9 @@ export async function eraseCustomer(
   store: CustomerStore,
   tenant: Tenant,
   ref: string,
+  op: CustomerOperation,
 ): Promise<{ customerRef: string }> {
   const id = await liveCustomerId(store, tenant, ref);
-  if (!(await deleteCustomer(store.db, tenant, id))) throw customerNotFound(ref);
+  if (!(await deleteCustomer(store.db, tenant, id, op.now))) throw customerNotFound(ref);
   return { customerRef: id };
 }

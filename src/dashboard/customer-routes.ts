@@ -114,7 +114,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     const tenant = tenantOf(request, reply, request.body);
     if (!tenant) return;
     if (tenant.mode === "prod" && !(await allowed(request, reply, "erase_customer"))) return reply;
-    const erased = await orMessage(reply, () => eraseCustomer(store, tenant, request.params.ref));
+    const erased = await orMessage(reply, () => eraseCustomer(store, tenant, request.params.ref, op()));
     if (!erased) return;
     await audit(request, tenant, "customer_erased", erased.customerRef);
     return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&erased=${erased.customerRef}`, 303);

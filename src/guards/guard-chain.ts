@@ -10,6 +10,7 @@ import type { UsageMeter } from "../usage/usage-meter.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { admissionGuard } from "./admission-guard.ts";
 import { authenticate } from "./authenticate.ts";
+import type { CreditsLowWatch } from "./credits-low-watch.ts";
 import { errorBoundary } from "./error-boundary.ts";
 import type { KeyVerifier } from "./key-verifier.ts";
 import { quotaGuard } from "./quota-guard.ts";
@@ -54,6 +55,8 @@ export interface GuardDependencies {
   readonly webhookStartBudgetMs: number;
   /** Counts an inbound webhook answered without context. */
   readonly onNoContext?: (integration: Integration, reason: NoContextReason) => void;
+  /** Hears the credits left after each charge, for credits.low. */
+  readonly creditsLow?: CreditsLowWatch;
 }
 
 export function createGuardChain(deps: GuardDependencies): Interceptor[] {

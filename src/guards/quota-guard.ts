@@ -8,6 +8,7 @@ import type { Db } from "../store/database.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/quota-slots.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { chargeKey, completesCallKey, principalKey } from "./context-values.ts";
+import type { CreditsLowWatch } from "./credits-low-watch.ts";
 import { isBilled } from "./method-access.ts";
 
 export interface QuotaGuardOptions {
@@ -16,6 +17,8 @@ export interface QuotaGuardOptions {
   readonly clock: Clock;
   readonly monthlyAllowance: MonthlyAllowance;
   readonly meter?: UsageMeter;
+  /** Told every count of credits left a call sees, for credits.low. */
+  readonly creditsLow?: CreditsLowWatch;
 }
 
 /** How long a positive credit count seen by this instance spares the check before the handler. */
@@ -73,7 +76,10 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       return withQuotaHeader(next(req), "0");
     };
     if (before <= 0 && req.contextValues.get(completesCallKey)) return unbilled();
-    if (before <= 0) throw exhausted();
+    if (before <= 0) {
+      options.creditsLow?.seen(accountId, principal.tier, 0);
+      throw exhausted();
+    }
 
     let after: number | undefined;
     let refused = false;
@@ -84,6 +90,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
         after = creditsLeft;
         options.meter?.billed(principal.tenant);
         remember(accountId, creditsLeft);
+        options.creditsLow?.seen(accountId, principal.tier, creditsLeft);
       },
       refused() {
         refused = true;

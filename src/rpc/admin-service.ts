@@ -15,6 +15,7 @@ import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
 import { withDomainErrors } from "./connect-errors.ts";
+import { eventEndpointMethods } from "./event-endpoint-admin.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
 export function createAdminService(app: AppContext): ServiceImpl<typeof AdminService> {
@@ -63,6 +64,7 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
       const invite = await createInvite(app, { accountId: null, createdBy: "operator", clientAddress: "" });
       return { path: `/dashboard/invite/${invite.token}`, expiresAt: invite.expiresAt.toISOString() };
     }),
+    ...eventEndpointMethods(app),
   };
 }
 

@@ -29,7 +29,7 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     }),
     eraseCustomer: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context);
-      const { customerRef } = await eraseCustomer(store, tenant, request.customerRef);
+      const { customerRef } = await eraseCustomer(store, tenant, request.customerRef, op(context));
       return { customerRef, erased: true };
     }),
     mergeCustomers: withDomainErrors(async (request, context) => {

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { CustomerIdentifier } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Db } from "./database.ts";
+import { enqueueEvents, outboxInsert, plainEventRows } from "./event-outbox.ts";
 
 // The writes of the customer operations: erase, merge, unlink. Each commits
 // as one unit, and each touches only rows of the given tenant.
@@ -9,10 +10,14 @@ import type { Db } from "./database.ts";
 /**
  * Deletes the customer in one statement. The foreign keys take its
  * identifiers, dialled numbers, calls, intents, variables and aliases with
- * it; the stored end responses that name it (or one of its aliases) go too.
+ * it; the stored end responses that name it (or one of its aliases) go too,
+ * and customer.erased goes to the outbox.
  * False when the tenant has no such customer.
  */
-export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string): Promise<boolean> {
+export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string, now: Date): Promise<boolean> {
+  const erased = plainEventRows([
+    { type: "customer.erased", data: { customer_ref: customerId }, orderingKey: customerId },
+  ]);
   const { rows } = await sql<{ id: string }>`
     with gone as (
       delete from customers
@@ -29,7 +34,8 @@ export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string):
       where account_id = ${tenant.accountId} and mode = ${tenant.mode} and response is not null
         and (response::json ->> 'customerRef') in (select ref from refs)
       returning 1
-    )
+    ),
+    outbox as (${outboxInsert(tenant, now, sql`select * from (${erased}) e where exists (select 1 from gone)`)})
     select id from gone
   `.execute(db);
   return rows.length > 0;
@@ -41,7 +47,8 @@ export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string):
  * that locks both customers first (in id order, so two merges cannot
  * deadlock). Identifiers, calls and aliases move; dialled numbers keep the
  * latest sighting; intents of one name combine (see mergeIntents); of two
- * variables of one name the newer write wins; `bill` runs last, inside the
+ * variables of one name the newer write wins; customer.merged goes to the
+ * outbox; `bill` runs last, inside the
  * transaction. False when either customer is gone.
  */
 export async function mergeCustomers(
@@ -89,6 +96,9 @@ export async function mergeCustomers(
     `.execute(trx);
     // What did not move (dialled numbers, intents and variables it shared with the survivor) goes with it.
     await sql`delete from customers where id = ${f}`.execute(trx);
+    await enqueueEvents(trx, tenant, now, [
+      { type: "customer.merged", data: { customer_ref: survivorId, merged_ref: fromId }, orderingKey: survivorId },
+    ]);
     await bill(trx);
     return true;
   });

@@ -4,6 +4,8 @@ import type { NormalizedHints } from "../domain/caller-hints.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
 import type { Db } from "./database.ts";
+import { endEventRows, priorIntents } from "./end-events.ts";
+import { outboxInsert } from "./event-outbox.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 import { deadlineColumn, isRefusal, refuse } from "./refusal.ts";
 import { writeToOutcome } from "./write-to-outcome.ts";
@@ -43,7 +45,9 @@ const KEY_TAKEN = "CC409";
  * and the dialled number are linked to the customer; intents (saved open:
  * one more attempt since the last resolution; saved resolved: closed, with
  * its resolution) and variables (last write wins) are saved; the end is
- * billed, or undone when no credit is left. Of two concurrent ends, the
+ * billed, or undone when no credit is left; the events it reports go to the
+ * outbox (src/store/end-events.ts), in the same statement, so there is no
+ * end without its events and no event without its end. Of two concurrent ends, the
  * second waits for the first's row lock and then finds the call ended.
  */
 export async function recordEnd(
@@ -82,6 +86,8 @@ export async function recordEnd(
       claimed as (${idempotency ? claimKey(tenant, record, idempotency) : sql`select null::text as key where false`}),
       identifiers as (${linkIdentifiers(tenant, customer, record.hints, now, sql`closed`)}),
       dialled as (${linkDialledNumber(customer, record.hints, now, sql`closed`)}),
+      prior_intents as (${priorIntents(record)}),
+      outbox as (${outboxInsert(tenant, now, endEventRows(record))}),
       saved_intents as (
         insert into intents
           (customer_id, name, status, attempt_count, resolution_type, resolution_external_reference, updated_at)

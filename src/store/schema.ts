@@ -206,6 +206,43 @@ export interface UsageDayTable {
   refused_rate: number;
 }
 
+/** An account's event endpoint (migration 0011, docs/events.md). */
+export interface EventEndpointTable {
+  id: string;
+  account_id: string;
+  kind: Mode;
+  url: string;
+  event_types: string[];
+  include_variable_values: boolean;
+  enabled: boolean;
+  disabled_reason: string | null;
+  secret: string;
+  /** The secret before the last roll, still signing beside the new one until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  failing_since: Timestamp | null;
+  created_at: Timestamp;
+}
+
+/** One event for one endpoint: the outbox while pending, the delivery log after. */
+export interface EventDeliveryTable {
+  id: ColumnType<string, never, never>;
+  event_id: string;
+  endpoint_id: string;
+  event_type: string;
+  payload: string;
+  ordering_key: string | null;
+  state: "pending" | "delivered" | "failed";
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
+  last_attempt_at: Timestamp | null;
+  response_code: number | null;
+  latency_ms: number | null;
+  last_error: string | null;
+}
+
 export interface Schema {
   users: UserTable;
   sessions: SessionTable;
@@ -226,6 +263,8 @@ export interface Schema {
   variables: VariableTable;
   idempotency_keys: IdempotencyKeyTable;
   integrations: IntegrationTable;
+  event_endpoints: EventEndpointTable;
+  event_deliveries: EventDeliveryTable;
 }
 
 export type AccountRow = Selectable<AccountTable>;
@@ -236,3 +275,6 @@ export type NewIntegrationRow = Insertable<IntegrationTable>;
 export type UserRow = Selectable<UserTable>;
 export type AuditEventRow = Selectable<AuditEventTable>;
 export type UsageDayRow = Selectable<UsageDayTable>;
+export type EventEndpointRow = Selectable<EventEndpointTable>;
+export type NewEventEndpointRow = Insertable<EventEndpointTable>;
+export type EventDeliveryRow = Selectable<EventDeliveryTable>;

@@ -80,7 +80,7 @@ test("merges keep every identifier and every ref resolves to a live customer or,
       for (const s of steps) {
         if (s.kind === "erase") {
           const g = group[s.who];
-          const outcome = await statusOf(() => eraseCustomer(store, tenant, refs[s.who]));
+          const outcome = await statusOf(() => eraseCustomer(store, tenant, refs[s.who], now()));
           expect(outcome).toBe(g === "erased" ? "not_found" : "ok");
           if (g !== "erased") for (let i = 0; i < CUSTOMERS; i++) if (group[i] === g) group[i] = "erased";
           continue;

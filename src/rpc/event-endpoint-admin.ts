@@ -1,0 +1,83 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
+import type { AppContext } from "../context.ts";
+import type { EventDelivery, EventEndpoint } from "../domain/events.ts";
+import { createEndpoint, systemResolveHost } from "../events/create-endpoint.ts";
+import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
+import type { EventDeps } from "../events/event-deps.ts";
+import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
+import { withDomainErrors } from "./connect-errors.ts";
+
+// The event endpoint methods of AdminService: proto ⇄ the endpoint use cases.
+
+type EventEndpointMethods = Pick<
+  ServiceImpl<typeof AdminService>,
+  | "createEventEndpoint"
+  | "listEventEndpoints"
+  | "setEventEndpointEnabled"
+  | "rollEventEndpointSecret"
+  | "deleteEventEndpoint"
+  | "sendTestEvent"
+  | "listEventDeliveries"
+  | "redeliverEvent"
+>;
+
+export function eventDepsOf(app: AppContext): EventDeps {
+  return {
+    db: app.database.db,
+    clock: app.clock,
+    monthlyQuota: app.config.monthlyQuota,
+    resolveHost: systemResolveHost,
+  };
+}
+
+export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
+  const deps = eventDepsOf(app);
+  return {
+    createEventEndpoint: withDomainErrors(async (req) => {
+      const created = await createEndpoint(deps, {
+        accountId: req.accountId,
+        url: req.url,
+        kind: req.kind,
+        eventTypes: req.eventTypes,
+        includeVariableValues: req.includeVariableValues,
+      });
+      return { endpoint: endpointToProto(created.endpoint), signingSecret: created.signingSecret };
+    }),
+    listEventEndpoints: withDomainErrors(async (req) => ({
+      endpoints: (await listEndpoints(deps, req.accountId)).map(endpointToProto),
+    })),
+    setEventEndpointEnabled: withDomainErrors(async (req) => ({
+      endpoint: endpointToProto(await setEndpointEnabled(deps, req.endpointId, req.enabled)),
+    })),
+    rollEventEndpointSecret: withDomainErrors(async (req) => {
+      const rolled = await rollEndpointSecret(deps, req.endpointId, req.grace || "24h");
+      return {
+        endpoint: endpointToProto(rolled.endpoint),
+        signingSecret: rolled.signingSecret,
+        previousSecretExpiresAt: rolled.previousExpiresAt.toISOString(),
+      };
+    }),
+    deleteEventEndpoint: withDomainErrors(async (req) => {
+      await deleteEndpoint(deps, req.endpointId);
+      return { endpointId: req.endpointId, deleted: true };
+    }),
+    sendTestEvent: withDomainErrors(async (req) => sendTestEvent(deps, req.endpointId)),
+    listEventDeliveries: withDomainErrors(async (req) => ({
+      deliveries: (await listDeliveries(deps, req.endpointId)).map(deliveryToProto),
+    })),
+    redeliverEvent: withDomainErrors(async (req) => redeliver(deps, req.deliveryId)),
+  };
+}
+
+function endpointToProto(endpoint: EventEndpoint) {
+  return { ...endpoint, eventTypes: [...endpoint.eventTypes], createdAt: endpoint.createdAt.toISOString() };
+}
+
+function deliveryToProto(delivery: EventDelivery) {
+  return {
+    ...delivery,
+    createdAt: delivery.createdAt.toISOString(),
+    nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? "",
+  };
+}
