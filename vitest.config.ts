@@ -2,7 +2,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "clients/*/test/**/*.test.ts"],
     // The slow suite (two server processes, the real one-minute window) runs with `npm run test:slow`.
     exclude: [...configDefaults.exclude, "test/slow/**"],
     pool: "forks",
