@@ -33,7 +33,7 @@ export function createCallRunner(defaults: { timeoutMs: number; retry: RetryPoli
           safety,
           deadline: Date.now() + timeoutMs,
           signal: options.signal,
-          toError: toCallerContextError,
+          toError: (thrown) => toCallerContextError(thrown, { callerAborted: options.signal?.aborted }),
         },
         (remainingMs) => attempt({ timeoutMs: remainingMs, signal: options.signal, headers }),
       );

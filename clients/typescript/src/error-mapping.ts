@@ -23,12 +23,13 @@ import {
 // client's exceptions. The typed details decide where the code alone is ambiguous: resource exhausted is
 // either the monthly quota or the rate limit, invalid argument either bad input or a reused key.
 
-export function toCallerContextError(thrown: unknown): CallerContextError {
+export function toCallerContextError(thrown: unknown, context: { callerAborted?: boolean } = {}): CallerContextError {
   if (thrown instanceof CallerContextError) return thrown;
   const error = ConnectError.from(thrown);
   const message = error.rawMessage;
   const options = { cause: error };
-  const lost = connectionFailure(error);
+  // A canceled call the caller did not abort is a stream the other side reset (HTTP/2 RST_STREAM CANCEL).
+  const lost = error.code === Code.Canceled && !context.callerAborted ? "after-sending" : connectionFailure(error);
   if (lost !== undefined) return new UnavailableError(message, undefined, lost === "after-sending", options);
   switch (error.code) {
     case Code.InvalidArgument: {
