@@ -5,8 +5,8 @@ import {
   type StartCallResponse,
 } from "@caller-context/client";
 import { llm, voice } from "@livekit/agents";
-import { type CallerContextAnswer, type RenderOptions, renderCallerContext } from "./context-rendering.ts";
 import { createCallTools } from "./call-tools.ts";
+import { type CallerContextAnswer, type RenderOptions, renderCallerContext } from "./context-rendering.ts";
 import { type SipStartOptions, startRequestFromSip } from "./sip-attributes.ts";
 
 // One SIP call's memory: started from the participant's attributes, its context handed to the agent,

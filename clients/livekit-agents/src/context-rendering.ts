@@ -1,4 +1,9 @@
-import { IdentityLevel, type IdentifyCallResponse, Recommendation, type StartCallResponse } from "@caller-context/client";
+import {
+  type IdentifyCallResponse,
+  IdentityLevel,
+  Recommendation,
+  type StartCallResponse,
+} from "@caller-context/client";
 
 // The caller's context as text an LLM reads: who the service thinks the caller is and how to treat that,
 // what earlier calls left open, the stored variables, and the latest summary. Every section can be

@@ -33,7 +33,10 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
   test("a SIP participant's attributes start the call and its context lands in a real ChatContext", async () => {
     const ani = newNumber();
     const account = `A-${randomUUID()}`;
-    const earlier = await client.start({ callId: `c-${randomUUID()}`, identityHints: { ani, externalIds: { account_number: account } } });
+    const earlier = await client.start({
+      callId: `c-${randomUUID()}`,
+      identityHints: { ani, externalIds: { account_number: account } },
+    });
     await client.end({
       callId: earlier.callId,
       customerRef: earlier.customerRef,
@@ -64,7 +67,10 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
 
   test("the identify tool, called by the model in an AgentSession, identifies the caller as verified", async () => {
     const account = `A-${randomUUID()}`;
-    const known = await client.start({ callId: `c-${randomUUID()}`, identityHints: { externalIds: { account_number: account } } });
+    const known = await client.start({
+      callId: `c-${randomUUID()}`,
+      identityHints: { externalIds: { account_number: account } },
+    });
     await client.end({ callId: known.callId, customerRef: known.customerRef, variables: { plan: "fibre_500" } });
 
     // A new number: the service cannot tell who this is until the caller gives their account number.
@@ -73,7 +79,12 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     expect(started.identity?.recommendation).toBe(Recommendation.IGNORE);
     const said = `My account number is ${account}`;
     const session = new voice.AgentSession({
-      llm: new voice.testing.FakeLLM([{ input: said, toolCalls: [{ name: "identify_caller", args: { account_number: account, phone_number: null } }] }]),
+      llm: new voice.testing.FakeLLM([
+        {
+          input: said,
+          toolCalls: [{ name: "identify_caller", args: { account_number: account, phone_number: null } }],
+        },
+      ]),
     });
     await session.start({
       agent: new voice.Agent({ instructions: memory.instructions("You are a support agent."), tools: memory.tools }),
@@ -115,7 +126,9 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
       ]),
     });
     const endedOnClose = memory.endWhenClosed(session);
-    await session.start({ agent: new voice.Agent({ instructions: memory.instructions("Help."), tools: memory.tools }) });
+    await session.start({
+      agent: new voice.Agent({ instructions: memory.instructions("Help."), tools: memory.tools }),
+    });
     await session.run({ userInput: said }).wait();
     await session.close();
     const ended = await endedOnClose;

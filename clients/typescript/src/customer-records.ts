@@ -10,7 +10,9 @@ import {
 } from "./gen/callercontext/v1/customers_pb.ts";
 
 /** One identifier: a caller number, or an external id as `{key, value}`. */
-export type Identifier = { readonly ani: string } | { readonly externalId: { readonly key: string; readonly value: string } };
+export type Identifier =
+  | { readonly ani: string }
+  | { readonly externalId: { readonly key: string; readonly value: string } };
 
 export interface CustomerRecords {
   get(customerRef: string, options?: CallOptions): Promise<GetCustomerResponse>;
@@ -37,7 +39,9 @@ export function createCustomerRecords(transport: Transport, runner: CallRunner):
     merge: (customerRef, from, options) =>
       runner.run("once", options, (o) => customers.mergeCustomers({ customerRef, from }, o)),
     unlink: (customerRef, identifier, options) =>
-      runner.run("once", options, (o) => customers.unlinkIdentifier({ customerRef, ...identifierFields(identifier) }, o)),
+      runner.run("once", options, (o) =>
+        customers.unlinkIdentifier({ customerRef, ...identifierFields(identifier) }, o),
+      ),
   };
 }
 

@@ -1,12 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  IdempotencyKeyMismatchSchema,
-  QuotaExhaustedSchema,
-  RateLimitExceededSchema,
-  ValidationFailureSchema,
-} from "./gen/callercontext/v1/errors_pb.ts";
-import {
   AuthenticationError,
   CallerContextError,
   ConflictError,
@@ -18,6 +12,12 @@ import {
   UnavailableError,
   ValidationError,
 } from "./errors.ts";
+import {
+  IdempotencyKeyMismatchSchema,
+  QuotaExhaustedSchema,
+  RateLimitExceededSchema,
+  ValidationFailureSchema,
+} from "./gen/callercontext/v1/errors_pb.ts";
 
 // The one translation from what Connect reports (a code, typed details, response metadata) to the
 // client's exceptions. The typed details decide where the code alone is ambiguous: resource exhausted is

@@ -49,9 +49,9 @@ const callId = () => `c-${randomUUID()}`;
 describe.each(PROTOCOLS)("errors over %s", (protocol) => {
   test("an unknown key is an AuthenticationError, not retried", async () => {
     const { client, attempts } = countingClient(protocol, "sk_test_unknown");
-    const error = await using(client, (c) => c.start({ callId: callId(), identityHints: { ani: "+14155550100" } })).catch(
-      (e) => e,
-    );
+    const error = await using(client, (c) =>
+      c.start({ callId: callId(), identityHints: { ani: "+14155550100" } }),
+    ).catch((e) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 401, message: "Invalid or missing API key" });
     expect(attempts()).toBe(1);
@@ -71,9 +71,9 @@ describe.each(PROTOCOLS)("errors over %s", (protocol) => {
     const { apiKey, accountId, billingAccountId } = await createAccountWithKey(fixture.server.url);
     await setQuota(fixture.server.url, accountId, 0);
     const { client, attempts } = countingClient(protocol, apiKey);
-    const error = await using(client, (c) => c.start({ callId: callId(), identityHints: { ani: "+14155550101" } })).catch(
-      (e) => e,
-    );
+    const error = await using(client, (c) =>
+      c.start({ callId: callId(), identityHints: { ani: "+14155550101" } }),
+    ).catch((e) => e);
     expect(error).toBeInstanceOf(QuotaExhaustedError);
     expect(error).toMatchObject({ status: 402, quotaRemaining: 0, billingAccountId });
     expect(attempts()).toBe(1);
@@ -102,22 +102,28 @@ describe.each(PROTOCOLS)("errors over %s", (protocol) => {
 
   test("a start with a call_id in use is a ConflictError naming it", async () => {
     const id = callId();
-    await using(createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol }), async (c) => {
-      await c.start({ callId: id, identityHints: { ani: "+14155550103" } });
-      const error = await c.start({ callId: id, identityHints: { ani: "+14155550103" } }).catch((e) => e);
-      expect(error).toBeInstanceOf(ConflictError);
-      expect(error.status).toBe(409);
-      expect(error.message).toContain(id);
-    });
+    await using(
+      createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol }),
+      async (c) => {
+        await c.start({ callId: id, identityHints: { ani: "+14155550103" } });
+        const error = await c.start({ callId: id, identityHints: { ani: "+14155550103" } }).catch((e) => e);
+        expect(error).toBeInstanceOf(ConflictError);
+        expect(error.status).toBe(409);
+        expect(error.message).toContain(id);
+      },
+    );
   });
 
   test("a second end of an ended call (another key) is a ConflictError", async () => {
-    await using(createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol }), async (c) => {
-      const started = await c.start({ callId: callId(), identityHints: { ani: "+14155550104" } });
-      await c.end({ callId: started.callId, customerRef: started.customerRef });
-      const error = await c.end({ callId: started.callId, customerRef: started.customerRef }).catch((e) => e);
-      expect(error).toBeInstanceOf(ConflictError);
-    });
+    await using(
+      createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol }),
+      async (c) => {
+        const started = await c.start({ callId: callId(), identityHints: { ani: "+14155550104" } });
+        await c.end({ callId: started.callId, customerRef: started.customerRef });
+        const error = await c.end({ callId: started.callId, customerRef: started.customerRef }).catch((e) => e);
+        expect(error).toBeInstanceOf(ConflictError);
+      },
+    );
   });
 
   test("invalid input is a ValidationError with the service's issues", async () => {
@@ -140,15 +146,18 @@ describe.each(PROTOCOLS)("errors over %s", (protocol) => {
   });
 
   test("an Idempotency-Key reused with another end is an IdempotencyKeyMismatchError", async () => {
-    await using(createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol }), async (c) => {
-      const started = await c.start({ callId: callId(), identityHints: { ani: "+14155550105" } });
-      const idempotencyKey = `key-${randomUUID()}`;
-      await c.end({ callId: started.callId, customerRef: started.customerRef }, { idempotencyKey });
-      const error = await c
-        .end({ callId: started.callId, customerRef: started.customerRef, intent: "other" }, { idempotencyKey })
-        .catch((e) => e);
-      expect(error).toBeInstanceOf(IdempotencyKeyMismatchError);
-      expect(error.status).toBe(422);
-    });
+    await using(
+      createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol }),
+      async (c) => {
+        const started = await c.start({ callId: callId(), identityHints: { ani: "+14155550105" } });
+        const idempotencyKey = `key-${randomUUID()}`;
+        await c.end({ callId: started.callId, customerRef: started.customerRef }, { idempotencyKey });
+        const error = await c
+          .end({ callId: started.callId, customerRef: started.customerRef, intent: "other" }, { idempotencyKey })
+          .catch((e) => e);
+        expect(error).toBeInstanceOf(IdempotencyKeyMismatchError);
+        expect(error.status).toBe(422);
+      },
+    );
   });
 });

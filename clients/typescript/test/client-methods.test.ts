@@ -60,7 +60,10 @@ describe.each(PROTOCOLS)("every method over %s", (protocol) => {
     const client = clientFor(protocol);
     try {
       const crmId = `crm-${randomUUID()}`;
-      const known = await client.start({ callId: `c-${randomUUID()}`, identityHints: { externalIds: { crm_id: crmId } } });
+      const known = await client.start({
+        callId: `c-${randomUUID()}`,
+        identityHints: { externalIds: { crm_id: crmId } },
+      });
       await client.end({ callId: known.callId, customerRef: known.customerRef, variables: { tier: "gold" } });
       const call = await client.start({ callId: `c-${randomUUID()}`, identityHints: { ani: newNumber() } });
       const identified = await client.identify({

@@ -46,11 +46,11 @@ function h1Proxy(target: string, seen: SeenRequest[], shouldLose: ShouldLose): h
   return http.createServer(async (req, res) => {
     const path = req.url ?? "/";
     seen.push({ path, idempotencyKey: header(req.headers["idempotency-key"]) });
-    const body = Buffer.concat(await Array.fromAsync(req));
+    const body = await readAll(req);
     const upstream = http.request(new URL(path, target), { method: req.method, headers: req.headers, agent: false });
     upstream.end(body);
     const answer = await new Promise<http.IncomingMessage>((resolve) => upstream.once("response", resolve));
-    const answerBody = Buffer.concat(await Array.fromAsync(answer));
+    const answerBody = await readAll(answer);
     if (shouldLose(path)) {
       req.socket.destroy();
       return;
@@ -99,4 +99,10 @@ function h2Proxy(target: string, seen: SeenRequest[], shouldLose: ShouldLose): h
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+async function readAll(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
