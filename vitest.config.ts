@@ -1,8 +1,16 @@
+import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The client packages' tests run on their sources: the LiveKit integration imports the client by its
+  // package name, which resolves to the built dist/ otherwise.
+  resolve: {
+    alias: {
+      "@caller-context/client": fileURLToPath(new URL("clients/typescript/src/index.ts", import.meta.url)),
+    },
+  },
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "clients/*/test/**/*.test.ts"],
     // The slow suite (two server processes, the real one-minute window) runs with `npm run test:slow`.
     exclude: [...configDefaults.exclude, "test/slow/**"],
     pool: "forks",

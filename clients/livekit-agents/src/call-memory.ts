@@ -1,0 +1,126 @@
+import {
+  type CallerContextClient,
+  type EndCallResponse,
+  IntentStatus,
+  type StartCallResponse,
+} from "@caller-context/client";
+import { llm, voice } from "@livekit/agents";
+import { createCallTools } from "./call-tools.ts";
+import { type CallerContextAnswer, type RenderOptions, renderCallerContext } from "./context-rendering.ts";
+import { type SipStartOptions, startRequestFromSip } from "./sip-attributes.ts";
+
+// One SIP call's memory: started from the participant's attributes, its context handed to the agent,
+// re-identified by a tool, and ended once with what the agent recorded.
+
+export interface CallMemoryOptions extends SipStartOptions, RenderOptions {
+  readonly client: CallerContextClient;
+  /** The SIP participant, or anything with its attributes (`RemoteParticipant` is one). */
+  readonly participant: { readonly attributes: Readonly<Record<string, string>> };
+  /** The external id key the identify tool sends an account number as (default `account_number`). */
+  readonly identifyKey?: string;
+}
+
+export interface CallMemory {
+  /** Starts the call with the service; the answer is also kept for `instructions` and `chatContext`. */
+  start(): Promise<StartCallResponse>;
+  /** The caller context as text, from the latest start or identify. */
+  readonly contextText: string;
+  /** `base` followed by the caller context: for `new voice.Agent({ instructions })`. */
+  instructions(base: string): string;
+  /** A new `ChatContext` holding the caller context as a system message: for `new voice.Agent({ chatCtx })`. */
+  chatContext(): llm.ChatContext;
+  /** `identify_caller` and `record_call_outcome`, for `new voice.Agent({ tools })`. */
+  readonly tools: llm.ToolContextEntry[];
+  /** The customer the call belongs to now (after identify, the one identified). */
+  readonly customerRef: string | undefined;
+  /** The latest answer (start or identify). */
+  readonly latest: CallerContextAnswer | undefined;
+  /** Records an intent to save at the end; a later record of the same intent replaces it. */
+  recordIntent(intent: string, status: "open" | "resolved"): void;
+  /** Records a variable to save at the end. */
+  setVariable(name: string, value: string): void;
+  /** Ends the call once with what was recorded; later calls return the same promise. */
+  end(): Promise<EndCallResponse | undefined>;
+  /**
+   * Ends the call when the agent session closes. Resolves with that end's answer, or with undefined after
+   * passing its error to `onError`: a worker that does not wait for it is not brought down by it.
+   */
+  endWhenClosed(session: voice.AgentSession, onError?: (error: unknown) => void): Promise<EndCallResponse | undefined>;
+}
+
+export function createCallMemory(options: CallMemoryOptions): CallMemory {
+  const request = startRequestFromSip(options.participant.attributes, options);
+  const intents = new Map<string, IntentStatus>();
+  const variables = new Map<string, string>();
+  let latest: CallerContextAnswer | undefined;
+  let ending: Promise<EndCallResponse | undefined> | undefined;
+
+  const memory: CallMemory = {
+    async start() {
+      const started = await options.client.start(request);
+      latest = started;
+      return started;
+    },
+    get contextText() {
+      return latest === undefined ? "" : renderCallerContext(latest, options);
+    },
+    instructions: (base) => (latest === undefined ? base : `${base}\n\n${memory.contextText}`),
+    chatContext() {
+      const chatCtx = llm.ChatContext.empty();
+      if (latest !== undefined) chatCtx.addMessage({ role: "system", content: memory.contextText });
+      return chatCtx;
+    },
+    tools: createCallTools({
+      identify: async (hints) => {
+        const identified = await options.client.identify({
+          callId: request.callId,
+          identityHints: hints,
+          verified: true,
+        });
+        latest = identified;
+        return memory.contextText;
+      },
+      record: (outcome) => {
+        memory.recordIntent(outcome.intent, outcome.status);
+        for (const [name, value] of Object.entries(outcome.variables)) memory.setVariable(name, value);
+      },
+      identifyKey: options.identifyKey ?? "account_number",
+    }),
+    get customerRef() {
+      return latest?.customerRef;
+    },
+    get latest() {
+      return latest;
+    },
+    recordIntent(intent, status) {
+      intents.set(intent, status === "open" ? IntentStatus.OPEN : IntentStatus.RESOLVED);
+    },
+    setVariable(name, value) {
+      variables.set(name, value);
+    },
+    end() {
+      // A call that never started has nothing to end.
+      ending ??=
+        latest === undefined
+          ? Promise.resolve(undefined)
+          : options.client.end({
+              callId: request.callId,
+              customerRef: latest.customerRef,
+              intentUpdates: [...intents].map(([intent, status]) => ({ intent, status })),
+              variableUpdates: Object.fromEntries([...variables].map(([name, value]) => [name, { value }])),
+            });
+      return ending;
+    },
+    endWhenClosed(session, onError) {
+      return new Promise((resolve) => {
+        session.once(voice.AgentSessionEventTypes.Close, () => {
+          memory.end().then(resolve, (error) => {
+            onError?.(error);
+            resolve(undefined);
+          });
+        });
+      });
+    },
+  };
+  return memory;
+}
