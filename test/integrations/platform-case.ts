@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { telnyxConversationInsightsGenerated } from "./fixtures/telnyx-conversation-insights-generated.ts";
+import { OTHER_TELNYX_KEYS, TELNYX_KEYS, telnyxHeaders } from "./telnyx-signing.ts";
 
 // What the contract tests need to know of each platform: its documented
 // example payloads (fixtures/), how it signs, and where its answer keeps the
@@ -122,5 +124,19 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     variablesOf: (reply) => reply,
     envelope: () => ({}),
     expectedEnvelope: () => ({}),
+  },
+  {
+    platform: "telnyx",
+    create: { signing_secret: TELNYX_KEYS.publicKey, end_of_call: { ...MAPPING, variable_fields: ["clinic"] } },
+    inbound: fixture("telnyx-assistant-initialization.json"),
+    end: JSON.stringify(telnyxConversationInsightsGenerated),
+    fixtureCallId: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO",
+    caller: "+13125550148",
+    saved: { intent: "appointment_change", variable: "var_clinic", value: "Lakeview" },
+    headers: (payload) => telnyxHeaders(payload),
+    badHeaders: (payload) => telnyxHeaders(payload, OTHER_TELNYX_KEYS),
+    variablesOf: (reply) => reply.dynamic_variables,
+    envelope: (reply) => ({ ...reply, dynamic_variables: "…" }),
+    expectedEnvelope: () => ({ dynamic_variables: "…" }),
   },
 ];
