@@ -22,7 +22,8 @@ export interface PlatformCase {
   readonly caller: string;
   /** The mapped variable the end fixture saves, and its value. */
   readonly saved: { readonly intent: string; readonly variable: string; readonly value: string };
-  headers(payload: string, secrets: Secrets, kind: "inbound" | "end"): Record<string, string>;
+  /** Signed at nowMs (default: now), for a server whose clock is injected. */
+  headers(payload: string, secrets: Secrets, kind: "inbound" | "end", nowMs?: number): Record<string, string>;
   /** The same request with a wrong credential. */
   badHeaders(payload: string, secrets: Secrets, kind: "inbound" | "end"): Record<string, string>;
   variablesOf(reply: any): Record<string, string>;
@@ -66,10 +67,9 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     end: fixture("retell-call-analyzed.json"),
     caller: "+12137771234",
     saved: { intent: "reschedule_delivery", variable: "var_delivery_day", value: "Friday" },
-    headers: (payload, s) => {
-      const stamp = Date.now();
-      return { "x-retell-signature": `v=${stamp},d=${hmac(s.signingSecret, payload + stamp)}` };
-    },
+    headers: (payload, s, _kind, stamp = Date.now()) => ({
+      "x-retell-signature": `v=${stamp},d=${hmac(s.signingSecret, payload + stamp)}`,
+    }),
     badHeaders: (payload) => {
       const stamp = Date.now();
       return { "x-retell-signature": `v=${stamp},d=${hmac("wrong", payload + stamp)}` };
@@ -97,9 +97,9 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     fixtureCallId: "CA7f3c2b1a0e9d8c7b6a5f4e3d2c1b0a99",
     caller: "+447700900123",
     saved: { intent: "router_fault", variable: "var_router_model", value: "HX-300" },
-    headers: (payload, s, kind) => {
+    headers: (payload, s, kind, nowMs = Date.now()) => {
       if (kind === "inbound") return bearer(s.webhookSecret);
-      const t = Math.floor(Date.now() / 1000);
+      const t = Math.floor(nowMs / 1000);
       return { "elevenlabs-signature": `t=${t},v0=${hmac(s.signingSecret, `${t}.${payload}`)}` };
     },
     badHeaders: (payload, _s, kind) => {
@@ -133,7 +133,7 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     fixtureCallId: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO",
     caller: "+13125550148",
     saved: { intent: "appointment_change", variable: "var_clinic", value: "Lakeview" },
-    headers: (payload) => telnyxHeaders(payload),
+    headers: (payload, _s, _kind, nowMs) => telnyxHeaders(payload, TELNYX_KEYS, nowMs),
     badHeaders: (payload) => telnyxHeaders(payload, OTHER_TELNYX_KEYS),
     variablesOf: (reply) => reply.dynamic_variables,
     envelope: (reply) => ({ ...reply, dynamic_variables: "…" }),
