@@ -27,6 +27,7 @@ const PLATFORM_LABELS: Record<(typeof PLATFORMS)[number], string> = {
   retell: "Retell",
   elevenlabs: "ElevenLabs",
   twilio_studio: "Twilio Studio",
+  telnyx: "Telnyx",
 };
 
 export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContext): void {

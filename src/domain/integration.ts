@@ -3,7 +3,7 @@ import type { Mode } from "./tenant.ts";
 // A voice platform connected to an account: who it acts as, how its webhooks
 // prove they come from it, and how its end-of-call report becomes an end.
 
-export const PLATFORMS = ["vapi", "retell", "elevenlabs", "twilio_studio"] as const;
+export const PLATFORMS = ["vapi", "retell", "elevenlabs", "twilio_studio", "telnyx"] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 export function isPlatform(value: string): value is Platform {

@@ -7,6 +7,7 @@ import { checkText } from "../domain/field-checks.ts";
 import { type Integration, isPlatform, PLATFORMS } from "../domain/integration.ts";
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_VARIABLE_NAME_LENGTH, MAX_VARIABLES_PER_CALL } from "../domain/limits.ts";
 import { insertIntegration } from "../store/integration-repository.ts";
+import { isEd25519PublicKey } from "./ed25519-signature.ts";
 import { integrationRowToIntegration } from "./integration-rows.ts";
 
 export interface CreateIntegrationInput {
@@ -31,7 +32,7 @@ export interface CreatedIntegration {
 const MAX_SECRET_LENGTH = 512;
 
 /** Platforms that sign with a secret of their own, which must be stored to check the signature. */
-const SIGNING_PLATFORMS: readonly string[] = ["retell", "elevenlabs"];
+const SIGNING_PLATFORMS: readonly string[] = ["retell", "elevenlabs", "telnyx"];
 
 export async function createIntegration(
   deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota">,
@@ -45,10 +46,17 @@ export async function createIntegration(
   if (SIGNING_PLATFORMS.includes(input.platform) && !input.signingSecret) {
     issues.push({
       path: ["signing_secret"],
-      message: `Required for ${input.platform}: the secret it signs webhooks with`,
+      message: `Required for ${input.platform}: the ${input.platform === "telnyx" ? "public key" : "secret"} it signs webhooks with`,
     });
   }
   checkText(issues, ["signing_secret"], input.signingSecret, MAX_SECRET_LENGTH);
+  if (input.platform === "telnyx" && input.signingSecret && !isEd25519PublicKey(input.signingSecret)) {
+    issues.push({
+      path: ["signing_secret"],
+      message:
+        "For telnyx: the account's public key as Mission Control shows it, the base64 of 32 bytes (44 characters)",
+    });
+  }
   if (input.platform === "vapi" && !input.assistantId) {
     issues.push({ path: ["assistant_id"], message: "Required for vapi: the assistant that answers inbound calls" });
   }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { post } from "../helpers/rest-client.ts";
 import { createTestDatabase } from "../helpers/test-database.ts";
 import { ADMIN_TOKEN, startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { TELNYX_KEYS } from "../integrations/telnyx-signing.ts";
 
 // The CLI as an operator runs it: a child process talking to the real server.
 
@@ -282,6 +283,16 @@ describe("integrations", () => {
     expect(url).toMatch(/^https:\/\/cc\.example\.com\/v1\/integrations\/wh_[0-9A-Za-z]{32}$/);
     const studio = /studio url\s+(\S+)/.exec(result.stdout)?.[1];
     expect(studio).toBe(`https://studio:${secret}@cc.example.com${new URL(url).pathname}`);
+  });
+
+  test("create --platform telnyx takes the account's public key from the environment, and names a wrong one", async () => {
+    const account = await cliJson(["accounts", "create", "--name", "Clinic"]);
+    const args = ["integrations", "create", "--account", account.account_id, "--platform", "telnyx", "--name", "Desk"];
+    const wrong = await cli(args, { CALLER_CONTEXT_SIGNING_SECRET: "KEY0123_an_api_key_not_the_public_key" });
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain("signing_secret");
+    const created = await cliJson(args, { CALLER_CONTEXT_SIGNING_SECRET: TELNYX_KEYS.publicKey });
+    expect(created.integration).toMatchObject({ platform: "telnyx", has_signing_secret: true });
   });
 
   test("a platform outside the list is a usage error (exit 2)", async () => {

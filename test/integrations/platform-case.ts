@@ -2,7 +2,9 @@ import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { symmetric as retellSignature } from "retell-sdk/lib/webhook_auth";
 import twilio from "twilio";
+import { telnyxConversationInsightsGenerated } from "./fixtures/telnyx-conversation-insights-generated.ts";
 import { assistantRequest, endOfCallReport, statusUpdate } from "./fixtures/vapi-messages.ts";
+import { OTHER_TELNYX_KEYS, TELNYX_KEYS, telnyxHeaders } from "./telnyx-signing.ts";
 
 // What the contract tests need to know of each platform: its example payloads
 // (fixtures/: Vapi's typed by its SDK), how it signs (with the platform's own
@@ -215,5 +217,37 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     variablesOf: (reply) => reply,
     envelope: () => ({}),
     expectedEnvelope: () => ({}),
+  },
+  {
+    platform: "telnyx",
+    create: { signing_secret: TELNYX_KEYS.publicKey, end_of_call: { ...MAPPING, variable_fields: ["clinic"] } },
+    inbound: fixture("telnyx-assistant-initialization.json"),
+    end: JSON.stringify(telnyxConversationInsightsGenerated),
+    ignored: JSON.stringify({
+      data: {
+        record_type: "event",
+        event_type: "call.conversation.ended",
+        payload: { call_control_id: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO" },
+      },
+    }),
+    large: (bytes) => ({
+      payload: JSON.stringify({
+        data: {
+          record_type: "event",
+          event_type: "call.recording.saved",
+          payload: { call_control_id: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO", recording: filler(bytes) },
+        },
+      }),
+      contentType: JSON_TYPE,
+    }),
+    contentType: JSON_TYPE,
+    fixtureCallId: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO",
+    caller: "+13125550148",
+    saved: { intent: "appointment_change", variable: "var_clinic", value: "Lakeview" },
+    headers: async ({ payload, nowMs }) => telnyxHeaders(payload, TELNYX_KEYS, nowMs),
+    badHeaders: async ({ payload, nowMs }) => telnyxHeaders(payload, OTHER_TELNYX_KEYS, nowMs),
+    variablesOf: (reply) => reply.dynamic_variables,
+    envelope: (reply) => ({ ...reply, dynamic_variables: "…" }),
+    expectedEnvelope: () => ({ dynamic_variables: "…" }),
   },
 ];

@@ -6,8 +6,10 @@ import { describe, expect, test } from "vitest";
 import { hashSecret } from "../../src/domain/api-key.ts";
 import { elevenlabs } from "../../src/integrations/platforms/elevenlabs.ts";
 import { retell } from "../../src/integrations/platforms/retell.ts";
+import { telnyx } from "../../src/integrations/platforms/telnyx.ts";
 import { twilioStudio } from "../../src/integrations/platforms/twilio-studio.ts";
 import { vapi } from "../../src/integrations/platforms/vapi.ts";
+import { OTHER_TELNYX_KEYS, TELNYX_KEYS, telnyxHeaders } from "./telnyx-signing.ts";
 
 // Each adapter's check against signatures made, or accepted, by the platform's
 // own SDK: a signature the platform would not send fails here.
@@ -143,5 +145,31 @@ describe("Twilio Studio: Basic in the URL, X-Twilio-Signature as twilio signs it
     );
     expect(twilioStudio.authenticate(signed({ authorization: "Bearer whsec_token" }))).toBe(true);
     expect(twilioStudio.authenticate(signed({ "x-vapi-secret": "whsec_token" }))).toBe(false);
+  });
+});
+
+describe("Telnyx: telnyx-signature-ed25519 over <s>|body with telnyx-timestamp, or the secret as Bearer", () => {
+  const keyed = { ...credentials, signingSecret: TELNYX_KEYS.publicKey };
+  const telnyxSigned = (headers: Record<string, string>, payload = BODY, nowMs = NOW) => ({
+    ...signed(headers, payload, nowMs),
+    credentials: keyed,
+  });
+  test("accepts a signature within five minutes either way", () => {
+    expect(telnyx.authenticate(telnyxSigned(telnyxHeaders(BODY, TELNYX_KEYS, NOW)))).toBe(true);
+    expect(telnyx.authenticate(telnyxSigned(telnyxHeaders(BODY, TELNYX_KEYS, NOW - 299_000)))).toBe(true);
+    expect(telnyx.authenticate(telnyxSigned(telnyxHeaders(BODY, TELNYX_KEYS, NOW + 299_000)))).toBe(true);
+  });
+  test("refuses a stale timestamp, a changed body, another key, and a signature beside a valid Bearer", () => {
+    expect(telnyx.authenticate(telnyxSigned(telnyxHeaders(BODY, TELNYX_KEYS, NOW - 301_000)))).toBe(false);
+    expect(telnyx.authenticate(telnyxSigned(telnyxHeaders(BODY, TELNYX_KEYS, NOW), `${BODY} `))).toBe(false);
+    expect(telnyx.authenticate(telnyxSigned(telnyxHeaders(BODY, OTHER_TELNYX_KEYS, NOW)))).toBe(false);
+    const stale = telnyxHeaders(BODY, TELNYX_KEYS, NOW - 301_000);
+    expect(telnyx.authenticate(telnyxSigned({ ...stale, authorization: "Bearer whsec_token" }))).toBe(false);
+    expect(telnyx.authenticate(telnyxSigned({ ...stale, "telnyx-timestamp": "soon" }))).toBe(false);
+  });
+  test("a request without a signature is checked for the integration's secret", () => {
+    expect(telnyx.authenticate(telnyxSigned({ authorization: "Bearer whsec_token" }))).toBe(true);
+    expect(telnyx.authenticate(telnyxSigned({ authorization: "Bearer whsec_other" }))).toBe(false);
+    expect(telnyx.authenticate(telnyxSigned({}))).toBe(false);
   });
 });

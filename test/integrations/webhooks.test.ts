@@ -6,6 +6,7 @@ import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 import { PLATFORM_CASES } from "./platform-case.ts";
 import { connectPlatform, newCallId, type PlatformSender } from "./platform-sender.ts";
+import { TELNYX_KEYS } from "./telnyx-signing.ts";
 
 // Each platform's documented example payloads, replayed over real HTTP.
 
@@ -126,6 +127,35 @@ describe("webhook URLs", () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.issues ?? res.body).toBeDefined();
+  });
+});
+
+describe("Telnyx's public key", () => {
+  test("is required at creation in Telnyx's form, the base64 of 32 bytes, with a 400 naming signing_secret", async () => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const create = (signing_secret?: string) =>
+      post(fixture.server.url, `/admin/v1/accounts/${accountId}/integrations`, ADMIN_TOKEN, {
+        platform: "telnyx",
+        name: "Telnyx line",
+        signing_secret,
+      });
+    const notKeys = [
+      undefined,
+      "KEY0123456789ABCDEF_not_a_public_key",
+      Buffer.alloc(31, 7).toString("base64"),
+      Buffer.alloc(33, 7).toString("base64"),
+      Buffer.alloc(32, 7).toString("base64url"),
+      ` ${TELNYX_KEYS.publicKey}`,
+    ];
+    for (const secret of notKeys) {
+      const res = await create(secret);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: "Bad Request", message: "Validation failed" });
+      expect(res.body.details.issues).toEqual([{ path: ["signing_secret"], message: expect.any(String) }]);
+    }
+    const made = await create(TELNYX_KEYS.publicKey);
+    expect(made.status).toBe(200);
+    expect(made.body.integration).toMatchObject({ platform: "telnyx", has_signing_secret: true });
   });
 });
 

@@ -389,7 +389,7 @@ export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE_
   messageDesc(file_callercontext_v1_admin, 15);
 
 /**
- * Platforms: "vapi", "retell", "elevenlabs", "twilio_studio".
+ * Platforms: "vapi", "retell", "elevenlabs", "twilio_studio", "telnyx".
  *
  * @generated from message callercontext.v1.Integration
  */
@@ -525,7 +525,7 @@ export type CreateIntegrationRequest = Message<"callercontext.v1.CreateIntegrati
 
   /**
    * Retell: the API key that signs its webhooks; ElevenLabs: the post-call
-   * webhook's HMAC secret.
+   * webhook's HMAC secret; Telnyx: the account's Ed25519 public key (base64).
    *
    * @generated from field: optional string signing_secret = 5;
    */
