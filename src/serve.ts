@@ -2,6 +2,7 @@ import { ConfigError, type Env, envToConfig } from "./config.ts";
 import type { AdminAccess } from "./first-start.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { DataDirLockedError } from "./store/data-dir-lock.ts";
+import { DataDirModeError } from "./store/data-dir-mode.ts";
 import { DatabaseWaitError } from "./wait-for-database.ts";
 
 // Runs the service in this process until SIGTERM or SIGINT: config → server →
@@ -69,7 +70,7 @@ export async function serve(env: Env): Promise<void> {
 /** Expected start-up failures are one line; anything else keeps its stack. */
 export function oneLine(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
-  if (error instanceof DataDirLockedError || error instanceof DatabaseWaitError)
+  if (error instanceof DataDirLockedError || error instanceof DataDirModeError || error instanceof DatabaseWaitError)
     return `caller-context: ${error.message}`;
   return (error as Error)?.stack ?? String(error);
 }
