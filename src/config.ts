@@ -19,7 +19,9 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   REDIS_URL: z.string().url().optional(),
-  ADMIN_TOKEN: z.string().min(16).optional(),
+  ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  SECRETS_KEY: z.string().optional(),
+  SECRETS_KEY_PREVIOUS: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_REGION: z
     .string()
@@ -83,6 +85,10 @@ export interface Config {
       };
   readonly statementTimeoutMs: number;
   readonly redisUrl: string | undefined;
+  /** Where the embedded database lives, and the secrets key file when SECRETS_KEY is unset. */
+  readonly dataDir: string;
+  /** The key that seals stored secrets (docs/security.md); from a key file in dataDir when unset. */
+  readonly secrets: { readonly key: Buffer | undefined; readonly previousKeys: readonly Buffer[] };
   readonly adminToken: string | undefined;
   readonly logLevel: string;
   readonly defaultRegion: string;
@@ -159,6 +165,15 @@ export function envToConfig(env: Env): Config {
   if (!(e.ADMISSION_MIN_LIMIT <= e.ADMISSION_INITIAL_LIMIT && e.ADMISSION_INITIAL_LIMIT <= e.ADMISSION_MAX_LIMIT)) {
     throw new ConfigError(["ADMISSION_INITIAL_LIMIT: must lie between ADMISSION_MIN_LIMIT and ADMISSION_MAX_LIMIT"]);
   }
+  const keyProblems: string[] = [];
+  const secretsKey =
+    e.SECRETS_KEY === undefined ? undefined : parseSecretsKey("SECRETS_KEY", e.SECRETS_KEY, keyProblems);
+  const previousKeys = (e.SECRETS_KEY_PREVIOUS ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .flatMap((part) => parseSecretsKey("SECRETS_KEY_PREVIOUS", part, keyProblems) ?? []);
+  if (keyProblems.length > 0) throw new ConfigError(keyProblems);
   return Object.freeze({
     port: e.PORT,
     metrics: e.METRICS === "on",
@@ -172,6 +187,8 @@ export function envToConfig(env: Env): Config {
       : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    dataDir: e.DATA_DIR,
+    secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     defaultRegion: e.DEFAULT_REGION,
@@ -214,6 +231,18 @@ export function envToConfig(env: Env): Config {
       scale: e.QUOTA_SCALE,
     }),
   });
+}
+
+/** 32 bytes written as 64 hex digits or in base64 (`openssl rand -base64 32`). */
+function parseSecretsKey(name: string, value: string, problems: string[]): Buffer | undefined {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value)
+    ? Buffer.from(value, "hex")
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
+      ? Buffer.from(value, "base64")
+      : undefined;
+  if (bytes?.length === 32) return bytes;
+  problems.push(`${name}: must be 32 bytes as 64 hex digits or in base64 (openssl rand -base64 32)`);
+  return undefined;
 }
 
 /** "false" (default), "true", or the proxies' addresses/CIDRs separated by commas. */

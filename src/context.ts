@@ -6,6 +6,7 @@ import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import type { Metrics } from "./metrics/metrics.ts";
+import type { SecretBox } from "./secrets/secret-box.ts";
 import type { Database } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
@@ -18,6 +19,8 @@ export interface AppContext {
   readonly keys: KeyVerifier;
   readonly webhooks: WebhookVerifier;
   readonly rateLimiter: RateLimiter;
+  /** Seals and opens the secrets stored for reading back (docs/security.md). */
+  readonly secrets: SecretBox;
   /** Undefined when METRICS=off. */
   readonly metrics: Metrics | undefined;
   /** SHA-256 of the admin token in force. */

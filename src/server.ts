@@ -17,6 +17,8 @@ import { createApp } from "./http/create-app.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
+import { resealSecrets } from "./secrets/reseal-secrets.ts";
+import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
 import { createDatabase } from "./store/database.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { type Sweeper, startSweeper } from "./store/sweeper.ts";
@@ -38,6 +40,8 @@ export interface RunningServer {
    * rejects when the wait for it fails (see waitForDatabase) or close() ends it.
    */
   readonly ready: Promise<AdminAccess>;
+  /** Where the key sealing stored secrets came from (a key file's path is printed at start). */
+  readonly secretsKey: SecretsKey["source"];
   /** Where GET /metrics is served when METRICS_PORT is set. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -57,6 +61,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Watched once ready: opening and migrating the embedded database holds the event loop on purpose.
   let pressure: ProcessPressure | undefined;
   try {
+    // After the database: the embedded directory is checked and locked before the key file beside it is read.
+    const secretsKey = await loadSecretsKey(config);
+    if (secretsKey.source.kind === "file" && database.kind === "postgres") {
+      log.warn(
+        { keyFile: secretsKey.source.path },
+        "SECRETS_KEY is unset: stored secrets are sealed with a key file of this instance; every instance on this database needs the same key",
+      );
+    }
     const admission = createAdmissionControl({ ...config.admission, pressure: () => pressure?.reason() });
     let isReady = false;
     const context: Mutable<AppContext> = {
@@ -66,7 +78,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock,
       log,
       keys: createKeyVerifier(database.db, undefined, clock),
-      webhooks: createWebhookVerifier(database.db, clock),
+      webhooks: createWebhookVerifier(database.db, clock, secretsKey.box),
+      secrets: secretsKey.box,
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
@@ -124,6 +137,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const ready = waitForDatabase(
       async () => {
         await migrateToLatest(database.db);
+        const { resealed } = await resealSecrets(database.db, secretsKey.box);
+        if (resealed > 0)
+          log.info({ resealed, keyId: secretsKey.box.keyId }, "stored secrets sealed with the current key");
         return ensureAdminAccess(database.db, config, clock.now());
       },
       { log, deadlineMs: config.startupDbWaitMs, signal: stopWaiting.signal },
@@ -144,6 +160,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       app,
       context,
       ready,
+      secretsKey: secretsKey.source,
       metricsUrl: metricsServer && `http://${config.host}:${metricsServer.port}`,
       async close() {
         stopWaiting.abort(new Error("server closed while waiting for the database"));

@@ -25,7 +25,7 @@ const VIEWS = new URL("./views/", import.meta.url).pathname;
 
 export async function dashboardPlugin(scope: FastifyInstance, options: { app: AppContext }): Promise<void> {
   const { app } = options;
-  const cookies = createLazyCookieSigner(app.database.db);
+  const cookies = createLazyCookieSigner(app.database.db, app.secrets);
   // Before anything reads a cookie: the signing secret lives in the database.
   scope.addHook("onRequest", async () => cookies.load());
   await scope.register(fastifyCookie, { secret: cookies.signer });

@@ -3,6 +3,7 @@ import type { Integration } from "../domain/integration.ts";
 import { isTier } from "../domain/tiers.ts";
 import { integrationRowToIntegration } from "../integrations/integration-rows.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
 import type { Principal } from "./context-values.ts";
@@ -29,12 +30,16 @@ export interface WebhookVerifier {
 export function createWebhookVerifier(
   db: Db,
   clock: Clock,
+  secrets: SecretBox,
   monotonicNow: () => number = () => performance.now(),
 ): WebhookVerifier {
   const cache = createShortLivedCache<IntegrationWithAccount | undefined>(monotonicNow);
   const verify: WebhookVerifier["verify"] = async (webhookId, payload, headers) => {
     if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return { ok: false };
-    const found = await cache.get(webhookId, () => findIntegrationByWebhookId(db, webhookId));
+    // Opened once per lookup, not per webhook: the cache holds the plain secret for less than a second.
+    const found = await cache.get(webhookId, async () =>
+      openSigningSecret(await findIntegrationByWebhookId(db, webhookId), secrets),
+    );
     if (found === undefined) return { ok: false };
     const integration = integrationRowToIntegration(found.integration);
     const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
@@ -55,4 +60,13 @@ export function createWebhookVerifier(
     };
   };
   return { verify, forgetAll: () => cache.clear() };
+}
+
+function openSigningSecret(
+  found: IntegrationWithAccount | undefined,
+  secrets: SecretBox,
+): IntegrationWithAccount | undefined {
+  const sealed = found?.integration.signing_secret;
+  if (found === undefined || sealed === null || sealed === undefined) return found;
+  return { ...found, integration: { ...found.integration, signing_secret: secrets.open(sealed) } };
 }

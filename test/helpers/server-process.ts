@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { ADMIN_TOKEN } from "./test-server.ts";
+import { ADMIN_TOKEN, SECRETS_KEY } from "./test-server.ts";
 
 // The service as it runs in production: `node src/main.ts` (or `npm start`) in
 // a process of its own, found through the URL it logs when it starts listening,
@@ -43,7 +43,7 @@ export async function startServerProcess(
   const [file, args] = options.command === "npm start" ? ["npm", ["start"]] : [process.execPath, ["src/main.ts"]];
   const child = spawn(file, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN, LOG_LEVEL: "info", ...env },
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN, SECRETS_KEY, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
