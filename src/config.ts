@@ -10,7 +10,9 @@ const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).
 const envSchema = z.object({
   PORT: integer(8080),
   METRICS: z.enum(["on", "off"]).default("on"),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default("caller-context"),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -70,8 +72,8 @@ export interface Config {
   readonly port: number;
   /** Prometheus metrics; off only to measure what they cost. */
   readonly metrics: boolean;
-  /** GET /metrics on a port of its own; on the API port when unset. */
-  readonly metricsPort: number | undefined;
+  /** GET /metrics on a listener of its own, never on the API's port; 0 picks a free port. */
+  readonly metricsListen: { readonly host: string; readonly port: number; readonly token: string | undefined };
   /** OTLP/HTTP tracing, off when no endpoint is set. */
   readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
   readonly host: string;
@@ -177,7 +179,7 @@ export function envToConfig(env: Env): Config {
   return Object.freeze({
     port: e.PORT,
     metrics: e.METRICS === "on",
-    metricsPort: e.METRICS_PORT,
+    metricsListen: Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN }),
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME })
       : undefined,

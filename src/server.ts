@@ -42,7 +42,7 @@ export interface RunningServer {
   readonly ready: Promise<AdminAccess>;
   /** Where the key sealing stored secrets came from (a key file's path is printed at start). */
   readonly secretsKey: SecretsKey["source"];
-  /** Where GET /metrics is served when METRICS_PORT is set. */
+  /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined with METRICS=off. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
@@ -124,12 +124,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const url = await app.listen({ port: config.port, host: config.host });
     log.info({ url, database: database.kind }, "caller context listening");
     const metricsServer: MetricsServer | undefined =
-      config.metricsPort === undefined || metrics === undefined
+      metrics === undefined
         ? undefined
-        : await startMetricsServer(metrics, config.host, config.metricsPort).catch(async (error) => {
+        : await startMetricsServer(metrics, config.metricsListen).catch(async (error) => {
             await app.close();
             throw error;
           });
+    if (metricsServer !== undefined) log.info({ url: metricsServer.url }, "metrics listening");
 
     const stopReport = reportShedding(admission, log);
     const stopWaiting = new AbortController();
@@ -161,7 +162,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       context,
       ready,
       secretsKey: secretsKey.source,
-      metricsUrl: metricsServer && `http://${config.host}:${metricsServer.port}`,
+      metricsUrl: metricsServer?.url,
       async close() {
         stopWaiting.abort(new Error("server closed while waiting for the database"));
         await ready.catch(() => {});

@@ -43,7 +43,16 @@ export async function startServerProcess(
   const [file, args] = options.command === "npm start" ? ["npm", ["start"]] : [process.execPath, ["src/main.ts"]];
   const child = spawn(file, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN, SECRETS_KEY, LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN,
+      SECRETS_KEY,
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

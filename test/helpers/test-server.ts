@@ -25,6 +25,8 @@ export async function startTestServer(
     HOST: "127.0.0.1",
     ADMIN_TOKEN,
     SECRETS_KEY,
+    // Metrics have a listener of their own; a free port, as the API's.
+    METRICS_PORT: "0",
     LOG_LEVEL: "info",
     // Suites send many bad keys on purpose; the failed-auth limit has a suite of its own.
     AUTH_FAILURES_PER_MINUTE: "100000",
