@@ -23,6 +23,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   SECRETS_KEY: z.string().optional(),
+  ERASURE_VACUUM: z.enum(["full", "plain", "off"]).optional(),
+  ERASURE_VACUUM_QUIET_MS: integer(1000),
   SECRETS_KEY_PREVIOUS: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_REGION: z
@@ -92,6 +94,8 @@ export interface Config {
   /** The key that seals stored secrets (docs/security.md); from a key file in dataDir when unset. */
   readonly secrets: { readonly key: Buffer | undefined; readonly previousKeys: readonly Buffer[] };
   readonly adminToken: string | undefined;
+  /** After erasures: VACUUM FULL (embedded default), plain VACUUM (PostgreSQL default) or none; then a checkpoint. */
+  readonly erasure: { readonly vacuum: "full" | "plain" | "off"; readonly quietMs: number };
   readonly logLevel: string;
   readonly defaultRegion: string;
   readonly sensitiveData: SensitiveDataPolicy;
@@ -192,6 +196,10 @@ export function envToConfig(env: Env): Config {
     dataDir: e.DATA_DIR,
     secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),
     adminToken: e.ADMIN_TOKEN,
+    erasure: Object.freeze({
+      vacuum: e.ERASURE_VACUUM ?? (e.DATABASE_URL ? ("plain" as const) : ("full" as const)),
+      quietMs: e.ERASURE_VACUUM_QUIET_MS,
+    }),
     logLevel: e.LOG_LEVEL,
     defaultRegion: e.DEFAULT_REGION,
     sensitiveData: e.SENSITIVE_DATA_POLICY,

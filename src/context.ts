@@ -8,6 +8,7 @@ import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { SecretBox } from "./secrets/secret-box.ts";
 import type { Database } from "./store/database.ts";
+import type { ErasureCompaction } from "./store/erasure-compaction.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */
@@ -29,4 +30,6 @@ export interface AppContext {
   readonly admission: AdmissionControl;
   /** Billed and refused calls and keys' last use, counted in memory and written in batches. */
   readonly meter: UsageMeter;
+  /** Vacuums and checkpoints after erasures, batched. */
+  readonly erasures: ErasureCompaction;
 }

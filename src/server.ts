@@ -20,6 +20,7 @@ import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes
 import { resealSecrets } from "./secrets/reseal-secrets.ts";
 import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
 import { createDatabase } from "./store/database.ts";
+import { createErasureCompaction } from "./store/erasure-compaction.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { type Sweeper, startSweeper } from "./store/sweeper.ts";
 import { createUsageMeter } from "./usage/usage-meter.ts";
@@ -85,6 +86,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminTokenHash: "",
       metrics: config.metrics ? createMetrics(database, admission) : undefined,
       admission,
+      erasures: createErasureCompaction(database.db, {
+        ...config.erasure,
+        onError: (error) => log.warn({ err: error }, "vacuum or checkpoint after an erasure failed"),
+      }),
       meter: createUsageMeter(database.db, clock, {
         intervalMs: config.usageFlushMs,
         onError: (error) => log.error({ err: error }, "usage counts could not be written"),
@@ -172,6 +177,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         pressure?.stop();
         await sweeper?.stop();
         await context.meter.close();
+        await context.erasures.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();
