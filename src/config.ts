@@ -22,6 +22,10 @@ const envSchema = z.object({
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   REDIS_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  ADMIN_LISTEN: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/, "must be host:port, such as 127.0.0.1:9090 or [::1]:9090")
+    .optional(),
   SECRETS_KEY: z.string().optional(),
   ERASURE_VACUUM: z.enum(["full", "plain", "off"]).optional(),
   ERASURE_VACUUM_QUIET_MS: integer(1000),
@@ -94,6 +98,8 @@ export interface Config {
   /** The key that seals stored secrets (docs/security.md); from a key file in dataDir when unset. */
   readonly secrets: { readonly key: Buffer | undefined; readonly previousKeys: readonly Buffer[] };
   readonly adminToken: string | undefined;
+  /** The admin API on a listener of its own, and not on the public port; undefined: on the public port. */
+  readonly adminListen: { readonly host: string; readonly port: number } | undefined;
   /** After erasures: VACUUM FULL (embedded default), plain VACUUM (PostgreSQL default) or none; then a checkpoint. */
   readonly erasure: { readonly vacuum: "full" | "plain" | "off"; readonly quietMs: number };
   readonly logLevel: string;
@@ -196,6 +202,7 @@ export function envToConfig(env: Env): Config {
     dataDir: e.DATA_DIR,
     secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),
     adminToken: e.ADMIN_TOKEN,
+    adminListen: e.ADMIN_LISTEN === undefined ? undefined : parseHostPort(e.ADMIN_LISTEN),
     erasure: Object.freeze({
       vacuum: e.ERASURE_VACUUM ?? (e.DATABASE_URL ? ("plain" as const) : ("full" as const)),
       quietMs: e.ERASURE_VACUUM_QUIET_MS,
@@ -241,6 +248,12 @@ export function envToConfig(env: Env): Config {
       scale: e.QUOTA_SCALE,
     }),
   });
+}
+
+/** "host:port" or "[v6]:port", already checked by the schema. */
+function parseHostPort(value: string): { host: string; port: number } {
+  const colon = value.lastIndexOf(":");
+  return Object.freeze({ host: value.slice(0, colon).replace(/^\[|\]$/g, ""), port: Number(value.slice(colon + 1)) });
 }
 
 /** 32 bytes written as 64 hex digits or in base64 (`openssl rand -base64 32`). */

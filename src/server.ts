@@ -43,6 +43,8 @@ export interface RunningServer {
   readonly ready: Promise<AdminAccess>;
   /** Where the key sealing stored secrets came from (a key file's path is printed at start). */
   readonly secretsKey: SecretsKey["source"];
+  /** Where the admin API is served with ADMIN_LISTEN; undefined: at `url`. */
+  readonly adminUrl: string | undefined;
   /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined with METRICS=off. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -125,14 +127,24 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ...(metrics ? [metricsInterceptor(metrics)] : []),
       ...guards,
     ];
-    const app = await createApp(context, interceptors);
+    const app = await createApp(context, interceptors, { serves: config.adminListen ? "public" : "all" });
     const url = await app.listen({ port: config.port, host: config.host });
     log.info({ url, database: database.kind }, "caller context listening");
+    const adminApp = config.adminListen && (await createApp(context, interceptors, { serves: "admin" }));
+    const adminUrl =
+      config.adminListen && adminApp
+        ? await adminApp.listen({ ...config.adminListen }).catch(async (error) => {
+            await app.close();
+            throw error;
+          })
+        : undefined;
+    if (adminUrl !== undefined) log.info({ url: adminUrl }, "admin API listening");
     const metricsServer: MetricsServer | undefined =
       metrics === undefined
         ? undefined
         : await startMetricsServer(metrics, config.metricsListen).catch(async (error) => {
             await app.close();
+            await adminApp?.close();
             throw error;
           });
     if (metricsServer !== undefined) log.info({ url: metricsServer.url }, "metrics listening");
@@ -167,11 +179,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       context,
       ready,
       secretsKey: secretsKey.source,
+      adminUrl,
       metricsUrl: metricsServer?.url,
       async close() {
         stopWaiting.abort(new Error("server closed while waiting for the database"));
         await ready.catch(() => {});
         await app.close();
+        await adminApp?.close();
         await metricsServer?.close();
         stopReport();
         pressure?.stop();

@@ -10,6 +10,8 @@ import { ADMIN_TOKEN, startTestServer } from "../helpers/test-server.ts";
 // user may read or write them, and a directory open to others is refused.
 
 const EMBEDDED = { DATABASE_URL: "", REDIS_URL: "" };
+// Two embedded starts on disk: a new database's files written, then opened again; slow on a busy machine.
+const SLOW = 240_000;
 let root: string;
 
 beforeAll(async () => {
@@ -34,26 +36,30 @@ function openToOthers(modes: Map<string, number>): string[] {
 }
 
 describe("a new embedded data directory", () => {
-  test("is created 0700 and every file the database writes is owner-only, after writes and a restart", async () => {
-    const dataDir = join(root, "fresh", "data");
-    const server = await startTestServer({ env: { ...EMBEDDED, DATA_DIR: dataDir } });
-    const { apiKey } = await createAccountWithKey(server.url);
-    const started = await post(server.url, "/v1/calls/start", apiKey, {
-      call_id: "modes-1",
-      identity_hints: { ani: "+14155550123" },
-    });
-    expect(started.status).toBe(200);
-    await server.stop();
-    const modes = await modesUnder(dataDir);
-    expect(modes.get(dataDir)).toBe(0o700);
-    // PGlite's own files: hundreds of them on a new database.
-    expect(modes.size).toBeGreaterThan(500);
-    expect(openToOthers(modes)).toEqual([]);
+  test(
+    "is created 0700 and every file the database writes is owner-only, after writes and a restart",
+    async () => {
+      const dataDir = join(root, "fresh", "data");
+      const server = await startTestServer({ env: { ...EMBEDDED, DATA_DIR: dataDir } });
+      const { apiKey } = await createAccountWithKey(server.url);
+      const started = await post(server.url, "/v1/calls/start", apiKey, {
+        call_id: "modes-1",
+        identity_hints: { ani: "+14155550123" },
+      });
+      expect(started.status).toBe(200);
+      await server.stop();
+      const modes = await modesUnder(dataDir);
+      expect(modes.get(dataDir)).toBe(0o700);
+      // PGlite's own files: hundreds of them on a new database.
+      expect(modes.size).toBeGreaterThan(500);
+      expect(openToOthers(modes)).toEqual([]);
 
-    const again = await startTestServer({ env: { ...EMBEDDED, DATA_DIR: dataDir } });
-    await again.stop();
-    expect(openToOthers(await modesUnder(dataDir))).toEqual([]);
-  });
+      const again = await startTestServer({ env: { ...EMBEDDED, DATA_DIR: dataDir } });
+      await again.stop();
+      expect(openToOthers(await modesUnder(dataDir))).toEqual([]);
+    },
+    SLOW,
+  );
 });
 
 describe("an embedded data directory open to group or others", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
+import { post } from "../helpers/rest-client.ts";
 import { runToExit } from "../helpers/run-to-exit.ts";
-import { startTestServer } from "../helpers/test-server.ts";
+import { ADMIN_TOKEN, startTestServer } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // What the service shows a browser and the network: helmet's headers on the
@@ -92,5 +93,37 @@ describe("ADMIN_TOKEN", () => {
     const run = await runToExit(["src/main.ts"], { ADMIN_TOKEN: "sixteen-chars-ok", PORT: "0", DATA_DIR: ":memory:" });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("ADMIN_TOKEN: must be at least 32 characters");
+  });
+});
+
+describe("ADMIN_LISTEN", () => {
+  test("serves the admin API on its own address and nothing of it on the public port", async () => {
+    const split = await startTestServer({ env: { ADMIN_LISTEN: "127.0.0.1:0" } });
+    try {
+      const adminUrl = split.adminUrl ?? "";
+      expect(adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(adminUrl).not.toBe(split.url);
+      const account = { name: "Split", tier: "free", quota: 10 };
+      const publicRest = await post(split.url, "/admin/v1/accounts", ADMIN_TOKEN, account);
+      expect(publicRest.status).toBe(404);
+      const publicConnect = await fetch(new URL("/callercontext.v1.AdminService/CreateAccount", split.url), {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify(account),
+      });
+      expect(publicConnect.status).toBe(404);
+      const created = await post(adminUrl, "/admin/v1/accounts", ADMIN_TOKEN, account);
+      expect(created.status).toBe(200);
+      // Calls and the dashboard stay on the public port.
+      const key = await post(adminUrl, `/admin/v1/accounts/${created.body.account.account_id}/keys`, ADMIN_TOKEN, {
+        kind: "test",
+      });
+      const start = { call_id: "split-1", identity_hints: { ani: "+14155550123" } };
+      expect((await post(split.url, "/v1/calls/start", key.body.api_key, start)).status).toBe(200);
+      expect((await fetch(new URL("/v1/calls/start", adminUrl), { method: "POST" })).status).toBe(404);
+      expect((await fetch(new URL("/dashboard/sign-in", adminUrl))).status).toBe(404);
+    } finally {
+      await split.stop();
+    }
   });
 });
