@@ -129,7 +129,7 @@ try {
               durationSeconds: steadySeconds,
             });
             const finish = service.monitor.begin();
-            const sampled = sampleAdmission(service.url);
+            const sampled = sampleAdmission(service.metricsUrl);
             const burst = await runOpenLoop(driver, workload, {
               callsPerSecond: factor * capacity,
               durationSeconds: seconds,

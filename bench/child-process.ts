@@ -7,6 +7,8 @@ import { createInterface } from "node:readline";
 
 export interface ChildServer {
   readonly url: string;
+  /** The `url` of a "metrics listening" line logged before ready, if any. */
+  readonly metricsUrl: string | undefined;
   readonly pid: number;
   /** Log lines at warn level or above since it started, by message. */
   readonly problems: Map<string, number>;
@@ -24,6 +26,7 @@ export interface ChildServerOptions {
 }
 
 const STOP_TIMEOUT_MS = 20_000;
+const METRICS_LINE = "metrics listening";
 
 export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry], {
@@ -37,6 +40,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     stderrTail = (stderrTail + chunk).slice(-4000);
   });
 
+  let metricsUrl: string | undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -49,10 +53,12 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     child.once("exit", onExit);
     createInterface({ input: child.stdout! }).on("line", (line) => {
       // Request lines (info) are most of the output: skip them without parsing.
-      if (line.startsWith('{"level":30') && !line.includes(options.readyMessage)) return;
+      if (line.startsWith('{"level":30') && !line.includes(options.readyMessage) && !line.includes(METRICS_LINE))
+        return;
       const entry = parseJson(line);
       if (entry === undefined) return;
-      if (entry.msg === options.readyMessage && typeof entry.url === "string") {
+      if (entry.msg === METRICS_LINE && typeof entry.url === "string") metricsUrl = entry.url;
+      else if (entry.msg === options.readyMessage && typeof entry.url === "string") {
         clearTimeout(timer);
         child.off("exit", onExit);
         resolve(entry.url);
@@ -65,6 +71,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
 
   return {
     url,
+    metricsUrl,
     pid: child.pid!,
     problems,
     stop: () => stopChild(child),

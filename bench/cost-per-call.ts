@@ -246,7 +246,7 @@ async function serviceCost(database: BenchDatabase, admin: pg.Client, workload: 
       async () => {
         const sampler = setInterval(() => {
           peakRss = Math.max(peakRss, rssMb(server.pid) ?? 0);
-          void scrapeMemory(server.url).then((m) => m && memory.push(m));
+          void scrapeMemory(server.metricsUrl ?? server.url).then((m) => m && memory.push(m));
         }, 500);
         const cpuBefore = cpuTicks(server.pid);
         for (const driver of drivers) {

@@ -114,7 +114,7 @@ export async function overloadPhases(
         const from = performance.now();
         return openLoop(0.5, options.recoverySeconds, (at, ms) => starts.push({ at, ms })).then(() => from);
       });
-      const sampled = sampleAdmission(service.url);
+      const sampled = sampleAdmission(service.metricsUrl);
       const burst = (await measure(factor, () => openLoop(factor))).loop;
       const admission = await sampled();
       if (admission !== undefined) {

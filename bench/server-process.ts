@@ -40,6 +40,8 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       PORT: "0",
       HOST: "127.0.0.1",
       ADMIN_TOKEN: options.adminToken,
+      // /metrics has a listener of its own (127.0.0.1); a free port, logged as "metrics listening".
+      METRICS_PORT: "0",
       LOG_LEVEL: "info",
       ...options.databaseEnv,
       ...options.serverEnv,

@@ -9,6 +9,8 @@ import { startServiceProcess } from "./server-process.ts";
 
 export interface Service {
   readonly url: string;
+  /** Where the running server serves /metrics. */
+  readonly metricsUrl: string;
   readonly monitor: ResourceMonitor;
   readonly running: boolean;
   /** The server process's resident memory now, in MB. */
@@ -43,6 +45,11 @@ export function createService(options: ServiceOptions): Service {
   return {
     get url() {
       return running().server.url;
+    },
+    get metricsUrl() {
+      const { metricsUrl } = running().server;
+      if (metricsUrl === undefined) throw new Error("the service logged no metrics URL");
+      return metricsUrl;
     },
     get monitor() {
       return running().monitor;

@@ -38,7 +38,7 @@ try {
   try {
     // Warm: new connections and a cold server are not what is measured.
     await runOpenLoop(driver, workload, { callsPerSecond: rate, durationSeconds: 5 });
-    const server = serverSeconds(service.url);
+    const server = serverSeconds(service.metricsUrl);
     await server.next();
     const from = performance.now();
     const starts: { at: number; ms: number | undefined }[] = [];

@@ -11,7 +11,9 @@ const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).
 const envSchema = z.object({
   PORT: integer(8080),
   METRICS: z.enum(["on", "off"]).default("on"),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default("caller-context"),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -20,7 +22,15 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   REDIS_URL: z.string().url().optional(),
-  ADMIN_TOKEN: z.string().min(16).optional(),
+  ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  ADMIN_LISTEN: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/, "must be host:port, such as 127.0.0.1:9090 or [::1]:9090")
+    .optional(),
+  SECRETS_KEY: z.string().optional(),
+  ERASURE_VACUUM: z.enum(["full", "plain", "off"]).optional(),
+  ERASURE_VACUUM_QUIET_MS: integer(1000),
+  SECRETS_KEY_PREVIOUS: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_REGION: z
     .string()
@@ -91,8 +101,8 @@ export interface Config {
   readonly port: number;
   /** Prometheus metrics; off only to measure what they cost. */
   readonly metrics: boolean;
-  /** GET /metrics on a port of its own; on the API port when unset. */
-  readonly metricsPort: number | undefined;
+  /** GET /metrics on a listener of its own, never on the API's port; 0 picks a free port. */
+  readonly metricsListen: { readonly host: string; readonly port: number; readonly token: string | undefined };
   /** OTLP/HTTP tracing, off when no endpoint is set. */
   readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
   readonly host: string;
@@ -106,7 +116,15 @@ export interface Config {
       };
   readonly statementTimeoutMs: number;
   readonly redisUrl: string | undefined;
+  /** Where the embedded database lives, and the secrets key file when SECRETS_KEY is unset. */
+  readonly dataDir: string;
+  /** The key that seals stored secrets (docs/security.md); from a key file in dataDir when unset. */
+  readonly secrets: { readonly key: Buffer | undefined; readonly previousKeys: readonly Buffer[] };
   readonly adminToken: string | undefined;
+  /** The admin API on a listener of its own, and not on the public port; undefined: on the public port. */
+  readonly adminListen: { readonly host: string; readonly port: number } | undefined;
+  /** After erasures: VACUUM FULL (embedded default), plain VACUUM (PostgreSQL default) or none; then a checkpoint. */
+  readonly erasure: { readonly vacuum: "full" | "plain" | "off"; readonly quietMs: number };
   readonly logLevel: string;
   readonly defaultRegion: string;
   readonly sensitiveData: SensitiveDataPolicy;
@@ -198,10 +216,19 @@ export function envToConfig(env: Env): Config {
   if (!(e.ADMISSION_MIN_LIMIT <= e.ADMISSION_INITIAL_LIMIT && e.ADMISSION_INITIAL_LIMIT <= e.ADMISSION_MAX_LIMIT)) {
     throw new ConfigError(["ADMISSION_INITIAL_LIMIT: must lie between ADMISSION_MIN_LIMIT and ADMISSION_MAX_LIMIT"]);
   }
+  const keyProblems: string[] = [];
+  const secretsKey =
+    e.SECRETS_KEY === undefined ? undefined : parseSecretsKey("SECRETS_KEY", e.SECRETS_KEY, keyProblems);
+  const previousKeys = (e.SECRETS_KEY_PREVIOUS ?? "")
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .flatMap((part) => parseSecretsKey("SECRETS_KEY_PREVIOUS", part, keyProblems) ?? []);
+  if (keyProblems.length > 0) throw new ConfigError(keyProblems);
   return Object.freeze({
     port: e.PORT,
     metrics: e.METRICS === "on",
-    metricsPort: e.METRICS_PORT,
+    metricsListen: Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN }),
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
       ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME })
       : undefined,
@@ -211,7 +238,14 @@ export function envToConfig(env: Env): Config {
       : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    dataDir: e.DATA_DIR,
+    secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),
     adminToken: e.ADMIN_TOKEN,
+    adminListen: e.ADMIN_LISTEN === undefined ? undefined : parseHostPort(e.ADMIN_LISTEN),
+    erasure: Object.freeze({
+      vacuum: e.ERASURE_VACUUM ?? (e.DATABASE_URL ? ("plain" as const) : ("full" as const)),
+      quietMs: e.ERASURE_VACUUM_QUIET_MS,
+    }),
     logLevel: e.LOG_LEVEL,
     defaultRegion: e.DEFAULT_REGION,
     sensitiveData: e.SENSITIVE_DATA_POLICY,
@@ -276,6 +310,24 @@ export function envToConfig(env: Env): Config {
       scale: e.QUOTA_SCALE,
     }),
   });
+}
+
+/** "host:port" or "[v6]:port", already checked by the schema. */
+function parseHostPort(value: string): { host: string; port: number } {
+  const colon = value.lastIndexOf(":");
+  return Object.freeze({ host: value.slice(0, colon).replace(/^\[|\]$/g, ""), port: Number(value.slice(colon + 1)) });
+}
+
+/** 32 bytes written as 64 hex digits or in base64 (`openssl rand -base64 32`). */
+function parseSecretsKey(name: string, value: string, problems: string[]): Buffer | undefined {
+  const bytes = /^[0-9a-fA-F]{64}$/.test(value)
+    ? Buffer.from(value, "hex")
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(value)
+      ? Buffer.from(value, "base64")
+      : undefined;
+  if (bytes?.length === 32) return bytes;
+  problems.push(`${name}: must be 32 bytes as 64 hex digits or in base64 (openssl rand -base64 32)`);
+  return undefined;
 }
 
 /** "false" (default), "true", or the proxies' addresses/CIDRs separated by commas. */

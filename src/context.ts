@@ -6,7 +6,9 @@ import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import type { Metrics } from "./metrics/metrics.ts";
+import type { SecretBox } from "./secrets/secret-box.ts";
 import type { Database } from "./store/database.ts";
+import type { ErasureCompaction } from "./store/erasure-compaction.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */
@@ -18,6 +20,8 @@ export interface AppContext {
   readonly keys: KeyVerifier;
   readonly webhooks: WebhookVerifier;
   readonly rateLimiter: RateLimiter;
+  /** Seals and opens the secrets stored for reading back (docs/security.md). */
+  readonly secrets: SecretBox;
   /** Undefined when METRICS=off. */
   readonly metrics: Metrics | undefined;
   /** SHA-256 of the admin token in force. */
@@ -26,4 +30,6 @@ export interface AppContext {
   readonly admission: AdmissionControl;
   /** Billed and refused calls and keys' last use, counted in memory and written in batches. */
   readonly meter: UsageMeter;
+  /** Vacuums and checkpoints after erasures, batched. */
+  readonly erasures: ErasureCompaction;
 }

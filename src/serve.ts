@@ -1,7 +1,9 @@
 import { ConfigError, type Env, envToConfig } from "./config.ts";
 import type { AdminAccess } from "./first-start.ts";
+import { SecretKeyError } from "./secrets/secret-box.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { DataDirLockedError } from "./store/data-dir-lock.ts";
+import { DataDirModeError } from "./store/data-dir-mode.ts";
 import { DatabaseWaitError } from "./wait-for-database.ts";
 
 // Runs the service in this process until SIGTERM or SIGINT: config → server →
@@ -32,6 +34,15 @@ export async function serve(env: Env): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM", 0));
   process.on("SIGINT", () => void stop("SIGINT", 0));
   server = await startServer(config);
+  const key = server.secretsKey;
+  if (key.kind === "file") {
+    server.context.log.info({ keyFile: key.path }, "stored secrets are sealed with the key in this file");
+    if (key.created) {
+      process.stdout.write(
+        `\nSecrets key created: ${key.path}\n  Back it up with the data: without it the stored platform secrets cannot be read.\n`,
+      );
+    }
+  }
   const early = stopping;
   if (early !== undefined) {
     stopping = undefined;
@@ -69,7 +80,7 @@ export async function serve(env: Env): Promise<void> {
 /** Expected start-up failures are one line; anything else keeps its stack. */
 export function oneLine(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
-  if (error instanceof DataDirLockedError || error instanceof DatabaseWaitError)
-    return `caller-context: ${error.message}`;
+  const expected = [DataDirLockedError, DataDirModeError, DatabaseWaitError, SecretKeyError];
+  if (expected.some((kind) => error instanceof kind)) return `caller-context: ${(error as Error).message}`;
   return (error as Error)?.stack ?? String(error);
 }

@@ -20,7 +20,10 @@ import { registerEventMetrics } from "./metrics/event-metrics.ts";
 import { countNoContext, createMetrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
+import { resealSecrets } from "./secrets/reseal-secrets.ts";
+import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
 import { createDatabase } from "./store/database.ts";
+import { createErasureCompaction } from "./store/erasure-compaction.ts";
 import { migrateToLatest } from "./store/migrate.ts";
 import { type Sweeper, startSweeper } from "./store/sweeper.ts";
 import { createUsageMeter } from "./usage/usage-meter.ts";
@@ -41,7 +44,11 @@ export interface RunningServer {
    * rejects when the wait for it fails (see waitForDatabase) or close() ends it.
    */
   readonly ready: Promise<AdminAccess>;
-  /** Where GET /metrics is served when METRICS_PORT is set. */
+  /** Where the key sealing stored secrets came from (a key file's path is printed at start). */
+  readonly secretsKey: SecretsKey["source"];
+  /** Where the admin API is served with ADMIN_LISTEN; undefined: at `url`. */
+  readonly adminUrl: string | undefined;
+  /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined with METRICS=off. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 }
@@ -60,6 +67,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Watched once ready: opening and migrating the embedded database holds the event loop on purpose.
   let pressure: ProcessPressure | undefined;
   try {
+    // After the database: the embedded directory is checked and locked before the key file beside it is read.
+    const secretsKey = await loadSecretsKey(config);
+    if (secretsKey.source.kind === "file" && database.kind === "postgres") {
+      log.warn(
+        { keyFile: secretsKey.source.path },
+        "SECRETS_KEY is unset: stored secrets are sealed with a key file of this instance; every instance on this database needs the same key",
+      );
+    }
     const admission = createAdmissionControl({ ...config.admission, pressure: () => pressure?.reason() });
     let isReady = false;
     const context: Mutable<AppContext> = {
@@ -69,12 +84,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       clock,
       log,
       keys: createKeyVerifier(database.db, undefined, clock),
-      webhooks: createWebhookVerifier(database.db, clock),
+      webhooks: createWebhookVerifier(database.db, clock, secretsKey.box),
+      secrets: secretsKey.box,
       rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
       metrics: config.metrics ? createMetrics(database, admission) : undefined,
       admission,
+      erasures: createErasureCompaction(database.db, {
+        ...config.erasure,
+        onError: (error) => log.warn({ err: error }, "vacuum or checkpoint after an erasure failed"),
+      }),
       meter: createUsageMeter(database.db, clock, {
         intervalMs: config.usageFlushMs,
         onError: (error) => log.error({ err: error }, "usage counts could not be written"),
@@ -115,16 +135,27 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ...(metrics ? [metricsInterceptor(metrics)] : []),
       ...guards,
     ];
-    const app = await createApp(context, interceptors);
+    const app = await createApp(context, interceptors, { serves: config.adminListen ? "public" : "all" });
     const url = await app.listen({ port: config.port, host: config.host });
     log.info({ url, database: database.kind }, "caller context listening");
-    const metricsServer: MetricsServer | undefined =
-      config.metricsPort === undefined || metrics === undefined
-        ? undefined
-        : await startMetricsServer(metrics, config.host, config.metricsPort).catch(async (error) => {
+    const adminApp = config.adminListen && (await createApp(context, interceptors, { serves: "admin" }));
+    const adminUrl =
+      config.adminListen && adminApp
+        ? await adminApp.listen({ ...config.adminListen }).catch(async (error) => {
             await app.close();
             throw error;
+          })
+        : undefined;
+    if (adminUrl !== undefined) log.info({ url: adminUrl }, "admin API listening");
+    const metricsServer: MetricsServer | undefined =
+      metrics === undefined
+        ? undefined
+        : await startMetricsServer(metrics, config.metricsListen).catch(async (error) => {
+            await app.close();
+            await adminApp?.close();
+            throw error;
           });
+    if (metricsServer !== undefined) log.info({ url: metricsServer.url }, "metrics listening");
 
     const stopReport = reportShedding(admission, log);
     const stopWaiting = new AbortController();
@@ -134,6 +165,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const ready = waitForDatabase(
       async () => {
         await migrateToLatest(database.db);
+        const { resealed } = await resealSecrets(database.db, secretsKey.box);
+        if (resealed > 0)
+          log.info({ resealed, keyId: secretsKey.box.keyId }, "stored secrets sealed with the current key");
         return ensureAdminAccess(database.db, config, clock.now());
       },
       { log, deadlineMs: config.startupDbWaitMs, signal: stopWaiting.signal },
@@ -164,17 +198,21 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       app,
       context,
       ready,
-      metricsUrl: metricsServer && `http://${config.host}:${metricsServer.port}`,
+      secretsKey: secretsKey.source,
+      adminUrl,
+      metricsUrl: metricsServer?.url,
       async close() {
         stopWaiting.abort(new Error("server closed while waiting for the database"));
         await ready.catch(() => {});
         await app.close();
+        await adminApp?.close();
         await metricsServer?.close();
         stopReport();
         pressure?.stop();
         await sweeper?.stop();
         await delivery?.stop();
         await context.meter.close();
+        await context.erasures.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();
         await database.close();

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { Clock } from "../domain/clock.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import type { MonthlyAllowance } from "../store/quota-slots.ts";
 
@@ -12,6 +13,7 @@ export interface AccountDeps {
   /** Cached credential lookups (API keys, webhooks) carry the account's tier and revocation: dropped when either changes. */
   readonly keys: { forgetAll(): void };
   readonly monthlyQuota: MonthlyAllowance;
+  readonly secrets: SecretBox;
 }
 
 export function accountDepsOf(app: AppContext): AccountDeps {
@@ -21,5 +23,5 @@ export function accountDepsOf(app: AppContext): AccountDeps {
       app.webhooks.forgetAll();
     },
   };
-  return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota };
+  return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota, secrets: app.secrets };
 }

@@ -16,7 +16,7 @@ export interface CreateAccountInput {
 }
 
 /** A new account with prefixed ids, so a glance tells an account from a billing account. */
-export async function createAccount(deps: AccountDeps, input: CreateAccountInput): Promise<Account> {
+export async function createAccount(deps: Omit<AccountDeps, "secrets">, input: CreateAccountInput): Promise<Account> {
   const name = input.name.trim();
   const issues: FieldIssue[] = [];
   if (name === "") issues.push({ path: ["name"], message: "Required" });

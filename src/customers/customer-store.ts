@@ -6,6 +6,8 @@ export interface CustomerStore {
   readonly db: Db;
   /** The region a number without country code is read in, as at start. */
   readonly defaultRegion: string;
+  /** Told after each erasure, so the erased rows leave the disk (store/erasure-compaction.ts). */
+  readonly erasures: { request(): void };
 }
 
 /** What each customer operation gets besides its input: the time and the bill (none for an unbilled one). */

@@ -17,5 +17,6 @@ export async function eraseCustomer(
 ): Promise<{ customerRef: string }> {
   const id = await liveCustomerId(store, tenant, ref);
   if (!(await deleteCustomer(store.db, tenant, id, op.now))) throw customerNotFound(ref);
+  store.erasures.request();
   return { customerRef: id };
 }

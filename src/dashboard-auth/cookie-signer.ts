@@ -1,4 +1,5 @@
 import { Signer } from "@fastify/cookie";
+import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import { dashboardCookieSecret } from "./cookie-secret.ts";
 
@@ -12,7 +13,7 @@ export interface LazyCookieSigner {
   load(): Promise<void>;
 }
 
-export function createLazyCookieSigner(db: Db): LazyCookieSigner {
+export function createLazyCookieSigner(db: Db, secrets: SecretBox): LazyCookieSigner {
   let loaded: Signer | undefined;
   let loading: Promise<void> | undefined;
   const current = (): Signer => {
@@ -23,7 +24,7 @@ export function createLazyCookieSigner(db: Db): LazyCookieSigner {
     signer: { sign: (value) => current().sign(value), unsign: (value) => current().unsign(value) },
     load() {
       if (loaded !== undefined) return Promise.resolve();
-      loading ??= dashboardCookieSecret(db).then(
+      loading ??= dashboardCookieSecret(db, secrets).then(
         (secret) => {
           loaded = new Signer(secret);
         },

@@ -35,7 +35,11 @@ function searchOf(query: string): { ref?: string; ani?: string; externalId?: str
 }
 
 export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext): void {
-  const store: CustomerStore = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  const store: CustomerStore = {
+    db: app.database.db,
+    defaultRegion: app.config.defaultRegion,
+    erasures: app.erasures,
+  };
   const op = () => ({ now: app.clock.now() });
   const recordPath = (ref: string, mode: Mode) => `/dashboard/customers/${encodeURIComponent(ref)}?mode=${mode}`;
   /** The signed-in user's tenant in the mode the request names, or undefined once redirected to sign-in. */

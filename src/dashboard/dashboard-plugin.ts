@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { createLazyCookieSigner } from "../dashboard-auth/cookie-signer.ts";
 import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
+import { useSecurityHeaders } from "../http/security-headers.ts";
 import { createMailer } from "../mail/mailer.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
@@ -28,10 +29,12 @@ const VIEWS = new URL("./views/", import.meta.url).pathname;
 
 export async function dashboardPlugin(scope: FastifyInstance, options: { app: AppContext }): Promise<void> {
   const { app } = options;
-  const cookies = createLazyCookieSigner(app.database.db);
+  const cookies = createLazyCookieSigner(app.database.db, app.secrets);
   // Before anything reads a cookie: the signing secret lives in the database.
   scope.addHook("onRequest", async () => cookies.load());
   await scope.register(fastifyCookie, { secret: cookies.signer });
+  // Forms only: a JSON or text body is refused (415) before it is read, not parsed and then refused for CSRF.
+  scope.removeAllContentTypeParsers();
   await scope.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   await scope.register(fastifyCsrf, {
     sessionPlugin: "@fastify/cookie",
@@ -45,15 +48,10 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
     defaultContext: { ...formatters, graces: GRACE_LABELS, signup: app.config.dashboard.signup },
   });
 
+  // Invitation links carry their token in the path: helmet's no-referrer never sends it on.
+  await useSecurityHeaders(scope);
   scope.addHook("onRequest", async (_request, reply) => {
     reply.header("cache-control", "no-store");
-    reply.header("x-frame-options", "DENY");
-    // Invitation links carry their token in the path: never send it on as a referrer.
-    reply.header("referrer-policy", "no-referrer");
-    reply.header(
-      "content-security-policy",
-      "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
   });
   // The token is read from the parsed form, so it is checked after body parsing; nothing runs before it.
   scope.addHook("preHandler", (request, reply, done) => {
@@ -79,6 +77,7 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
       return renderMessage(reply, 403, "This form has expired", "Go back, reload the page and send the form again.");
     }
     if (status === 413) return renderMessage(reply, 413, "Too much data", "The form sent more than the page accepts.");
+    if (status === 415) return renderMessage(reply, 415, "Not a form", "The dashboard accepts only its own forms.");
     if (status < 500)
       return renderMessage(reply, status, "This request could not be handled", "Go back and try again.");
     return renderMessage(reply, 500, "Something went wrong", "The dashboard could not finish this request.");

@@ -14,7 +14,7 @@ import {
   MAX_VARIABLE_VALUE_LENGTH,
   MAX_VARIABLES_PER_CALL,
 } from "./limits.ts";
-import { type SensitiveDataPolicy, screenVariableValue } from "./sensitive-data.ts";
+import { type SensitiveDataPolicy, screenName, screenVariableValue } from "./sensitive-data.ts";
 import { checkIdentityHints } from "./validate-hints.ts";
 import { dropShadowed } from "./validate-start.ts";
 
@@ -50,7 +50,7 @@ export function validateEndCall(
     });
   }
 
-  const intents = simple ? simpleIntents(issues, input) : advancedIntents(issues, input.intentUpdates);
+  const intents = simple ? simpleIntents(issues, input, policy) : advancedIntents(issues, input.intentUpdates, policy);
   const variables = simple
     ? simpleVariables(issues, input.variables, policy)
     : advancedVariables(issues, input.variableUpdates, policy);
@@ -65,23 +65,27 @@ export function validateEndCall(
   };
 }
 
-function simpleIntents(issues: Issues, input: EndCallInput): IntentUpdateInput[] {
+function simpleIntents(issues: Issues, input: EndCallInput, policy: SensitiveDataPolicy): IntentUpdateInput[] {
   if (input.intent === undefined) {
     if (input.intentStatus !== undefined)
       issues.push({ path: ["intent"], message: "Required when intent_status is set" });
     return [];
   }
-  checkIntentName(issues, ["intent"], input.intent);
+  checkIntentName(issues, ["intent"], input.intent, policy);
   // An intent saved without a status stays on the caller's list: open.
   return [{ intent: input.intent, status: input.intentStatus ?? "open" }];
 }
 
-function advancedIntents(issues: Issues, updates: readonly IntentUpdateInput[]): IntentUpdateInput[] {
+function advancedIntents(
+  issues: Issues,
+  updates: readonly IntentUpdateInput[],
+  policy: SensitiveDataPolicy,
+): IntentUpdateInput[] {
   checkMaxEntries(issues, ["intent_updates"], updates.length, MAX_INTENT_UPDATES_PER_CALL);
-  updates.forEach((update, index) => {
+  const screened = updates.map((update, index) => {
     const path = ["intent_updates", String(index)];
     if (checkRequired(issues, [...path, "intent"], update.intent))
-      checkIntentName(issues, [...path, "intent"], update.intent);
+      checkIntentName(issues, [...path, "intent"], update.intent, policy);
     if (update.status === undefined) issues.push({ path: [...path, "status"], message: "Required" });
     checkText(issues, [...path, "resolution", "type"], update.resolution?.type, MAX_RESOLUTION_FIELD_LENGTH);
     checkText(
@@ -90,20 +94,32 @@ function advancedIntents(issues: Issues, updates: readonly IntentUpdateInput[]):
       update.resolution?.externalReference,
       MAX_RESOLUTION_FIELD_LENGTH,
     );
+    const resolution = update.resolution && {
+      type: screenVariableValue(issues, [...path, "resolution", "type"], update.resolution.type, policy),
+      externalReference: screenVariableValue(
+        issues,
+        [...path, "resolution", "external_reference"],
+        update.resolution.externalReference,
+        policy,
+      ),
+    };
+    return resolution === undefined ? update : { ...update, resolution };
   });
   // Several updates of one intent in one call: the last one stands.
-  const last = new Map(updates.map((update) => [update.intent, update]));
+  const last = new Map(screened.map((update) => [update.intent, update]));
   return [...last.values()];
 }
 
-function checkIntentName(issues: Issues, path: string[], intent: string): void {
+function checkIntentName(issues: Issues, path: string[], intent: string, policy: SensitiveDataPolicy): void {
   checkNotEmpty(issues, path, intent);
   checkText(issues, path, intent, MAX_INTENT_LENGTH);
+  screenName(issues, path, intent, policy);
 }
 
-function checkVariableName(issues: Issues, path: string[], name: string): void {
+function checkVariableName(issues: Issues, path: string[], name: string, policy: SensitiveDataPolicy): void {
   if (name === "") issues.push({ path, message: "Variable name must not be empty" });
   checkText(issues, path, name, MAX_VARIABLE_NAME_LENGTH);
+  screenName(issues, path, name, policy);
 }
 
 function simpleVariables(
@@ -116,7 +132,7 @@ function simpleVariables(
   const result = new Map<string, { value: string; source: string | null; ttlSeconds: number }>();
   for (const [name, raw] of entries) {
     const path = ["variables", name];
-    checkVariableName(issues, path, name);
+    checkVariableName(issues, path, name, policy);
     checkText(issues, path, raw, MAX_VARIABLE_VALUE_LENGTH);
     const value = screenVariableValue(issues, path, raw, policy);
     result.set(name, { value, source: null, ttlSeconds: DEFAULT_VARIABLE_TTL_SECONDS });
@@ -134,7 +150,7 @@ function advancedVariables(
   const result = new Map<string, { value: string; source: string | null; ttlSeconds: number }>();
   for (const [name, update] of entries) {
     const path = ["variable_updates", name];
-    checkVariableName(issues, path, name);
+    checkVariableName(issues, path, name, policy);
     checkText(issues, [...path, "value"], update.value, MAX_VARIABLE_VALUE_LENGTH);
     checkText(issues, [...path, "source"], update.source, MAX_SOURCE_LENGTH);
     const ttl = update.ttlSeconds ?? DEFAULT_VARIABLE_TTL_SECONDS;
@@ -145,7 +161,9 @@ function advancedVariables(
       });
     }
     const value = screenVariableValue(issues, [...path, "value"], update.value, policy);
-    result.set(name, { value, source: update.source ?? null, ttlSeconds: ttl });
+    const source =
+      update.source === undefined ? null : screenVariableValue(issues, [...path, "source"], update.source, policy);
+    result.set(name, { value, source, ttlSeconds: ttl });
   }
   return result;
 }

@@ -4,6 +4,7 @@ import { isTier } from "../domain/tiers.ts";
 import { integrationRowToIntegration } from "../integrations/integration-rows.ts";
 import type { BodyCheck } from "../integrations/platforms/platform-adapter.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
 import type { Principal } from "./context-values.ts";
@@ -42,13 +43,17 @@ export interface StreamingVerification {
 export function createWebhookVerifier(
   db: Db,
   clock: Clock,
+  secrets: SecretBox,
   monotonicNow: () => number = () => performance.now(),
 ): WebhookVerifier {
   const cache = createShortLivedCache<IntegrationWithAccount | undefined>(monotonicNow);
   /** The integration a webhook URL names, with what checking its credential needs. */
   const lookUp = async (webhookId: string, headers: Headers, url: string) => {
     if (!/^wh_[0-9A-Za-z]{32}$/.test(webhookId)) return undefined;
-    const found = await cache.get(webhookId, () => findIntegrationByWebhookId(db, webhookId));
+    // Opened once per lookup, not per webhook: the cache holds the plain secret for less than a second.
+    const found = await cache.get(webhookId, async () =>
+      openSigningSecret(await findIntegrationByWebhookId(db, webhookId), secrets),
+    );
     if (found === undefined) return undefined;
     const integration = integrationRowToIntegration(found.integration);
     const credentials = { tokenHash: found.integration.token_hash, signingSecret: found.integration.signing_secret };
@@ -77,4 +82,13 @@ export function createWebhookVerifier(
     return named === undefined || check === undefined ? undefined : { integration: named.integration, check };
   };
   return { verify, streamingCheck, forgetAll: () => cache.clear() };
+}
+
+function openSigningSecret(
+  found: IntegrationWithAccount | undefined,
+  secrets: SecretBox,
+): IntegrationWithAccount | undefined {
+  const sealed = found?.integration.signing_secret;
+  if (found === undefined || sealed === null || sealed === undefined) return found;
+  return { ...found, integration: { ...found.integration, signing_secret: secrets.open(sealed) } };
 }

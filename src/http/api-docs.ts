@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import { useSecurityHeaders } from "./security-headers.ts";
 
 // The OpenAPI document generated from the proto (gen/openapi.json), and a
 // reference page for people at /docs: Swagger UI from its npm package, so the
@@ -27,18 +28,30 @@ const PAGE = `<!doctype html>
 <body>
   <div id="reference"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
-  <script>SwaggerUIBundle({ url: "/v1/openapi.json", dom_id: "#reference", deepLinking: true });</script>
+  <script src="/docs/reference.js"></script>
 </body>
 </html>
 `;
 
+// A file of its own, not an inline script: the page's policy runs only this server's scripts.
+const INIT = `SwaggerUIBundle({ url: "/v1/openapi.json", dom_id: "#reference", deepLinking: true });\n`;
+
 const assetCache: Record<string, Promise<Buffer>> = {};
 
-export function registerApiDocs(fastify: FastifyInstance): void {
+export async function registerApiDocs(fastify: FastifyInstance): Promise<void> {
   fastify.get("/v1/openapi.json", (_request, reply) =>
     reply.header("content-type", "application/json; charset=utf-8").send(DOCUMENT),
   );
+  await fastify.register(registerDocsPage);
+}
+
+async function registerDocsPage(fastify: FastifyInstance): Promise<void> {
+  // Swagger UI sets inline styles and draws icons as data: images.
+  await useSecurityHeaders(fastify, { styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", "data:"] });
   fastify.get("/docs", (_request, reply) => reply.header("content-type", "text/html; charset=utf-8").send(PAGE));
+  fastify.get("/docs/reference.js", (_request, reply) =>
+    reply.header("content-type", "text/javascript; charset=utf-8").send(INIT),
+  );
   fastify.get<{ Params: { asset: string } }>("/docs/:asset", async (request, reply) => {
     const type = ASSETS[request.params.asset];
     if (type === undefined) return reply.callNotFound();

@@ -30,22 +30,40 @@ import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 import { answerUnrouted } from "./unrouted.ts";
 
+export interface AppOptions {
+  /**
+   * "all" (the default): every service and the dashboard on one port. With a separate admin listener
+   * (ADMIN_LISTEN), "public" leaves the admin API out and "admin" serves it alone (with health and reflection).
+   */
+  readonly serves?: "all" | "public" | "admin";
+}
+
 /**
  * The Fastify host: REST routes from the proto, plus Connect, gRPC-Web and
  * gRPC (h2c) for the same services, on one port, all through one chain.
  */
-export async function createApp(app: AppContext, guards: Interceptor[]): Promise<FastifyInstance> {
+export async function createApp(
+  app: AppContext,
+  guards: Interceptor[],
+  options: AppOptions = {},
+): Promise<FastifyInstance> {
   const { config } = app;
+  const serves = options.serves ?? "all";
   const interceptors = [recordOutcome(), ...guards, strictInput()];
   const observers = createRequestObservers((error) => app.log.error({ err: error }, "request observer failed"));
   observers.add(accessLog(app.log));
-  const services: RestService[] = [
-    { service: CallerContextService, implementation: createCallerContextService(app) },
-    { service: CustomerService, implementation: createCustomerService(app) },
-    { service: HealthService, implementation: createHealthService(app) },
-    { service: AdminService, implementation: createAdminService(app) },
-    { service: IntegrationService, implementation: createIntegrationService(app) },
-  ];
+  const admin: RestService = { service: AdminService, implementation: createAdminService(app) };
+  const health: RestService = { service: HealthService, implementation: createHealthService(app) };
+  const services: RestService[] =
+    serves === "admin"
+      ? [health, admin]
+      : [
+          { service: CallerContextService, implementation: createCallerContextService(app) },
+          { service: CustomerService, implementation: createCustomerService(app) },
+          health,
+          ...(serves === "all" ? [admin] : []),
+          { service: IntegrationService, implementation: createIntegrationService(app) },
+        ];
   // The REST body limit holds for every protocol, before and after decompression.
   const readMaxBytes = config.bodyLimitBytes;
   // The admission control's immediate refusals are given before a body is read, over REST and plain gRPC.
@@ -75,7 +93,8 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
         keepAliveTimeoutMs: 72_000,
         maxHeaderSize: 16 * 1024,
         shutdownGraceMs: config.shutdownGraceMs,
-        listenSockets: config.listenSockets,
+        // The admin listener takes an operator's requests, not bursts of calls.
+        listenSockets: serves === "admin" ? 1 : config.listenSockets,
         onListenerError: (error) => app.log.warn({ err: error }, "an extra listening socket could not listen"),
         h2Handler: grpcUnary,
       }) as unknown as http.Server,
@@ -104,8 +123,10 @@ export async function createApp(app: AppContext, guards: Interceptor[]): Promise
       largeBodies: largeWebhookHandler(app.webhooks),
     }),
   );
-  await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
-  await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
+  if (serves !== "admin") {
+    await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
+    await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
+  }
   await fastify.register(fastifyConnectPlugin, {
     interceptors,
     readMaxBytes,

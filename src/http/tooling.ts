@@ -2,7 +2,6 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { metricsObserver } from "../metrics/metrics-observer.ts";
-import { registerMetricsRoute } from "../metrics/metrics-routes.ts";
 import { registerApiDocs } from "./api-docs.ts";
 import { onRequestDone } from "./request-observers.ts";
 import { scopeOf } from "./request-pipeline.ts";
@@ -10,7 +9,7 @@ import { registerToolingServices } from "./tooling-services.ts";
 
 /**
  * What platform tools use, none of it behind the API guards: gRPC health and
- * reflection, the OpenAPI document, and /metrics unless it has a port of its own.
+ * reflection, the OpenAPI document and its page. /metrics has a listener of its own (metrics-routes.ts).
  */
 export async function registerTooling(
   fastify: FastifyInstance,
@@ -25,8 +24,7 @@ export async function registerTooling(
       scopeOf(request.raw).route = request.routeOptions.url;
       done();
     });
-    registerApiDocs(scope);
-    if (metrics && app.config.metricsPort === undefined) registerMetricsRoute(scope, metrics);
+    await registerApiDocs(scope);
   });
   await registerToolingServices(fastify, app, apiServices);
 }

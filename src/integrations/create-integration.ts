@@ -35,7 +35,7 @@ const MAX_SECRET_LENGTH = 512;
 const SIGNING_PLATFORMS: readonly string[] = ["retell", "elevenlabs", "telnyx"];
 
 export async function createIntegration(
-  deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota">,
+  deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota" | "secrets">,
   input: CreateIntegrationInput,
 ): Promise<CreatedIntegration> {
   const issues: FieldIssue[] = [];
@@ -87,7 +87,8 @@ export async function createIntegration(
     name: input.name.trim(),
     kind,
     token_hash: hashSecret(webhookSecret),
-    signing_secret: input.signingSecret || null,
+    // Sealed: it is the customer's key at the platform (Retell's API key), read back for every webhook.
+    signing_secret: input.signingSecret ? deps.secrets.seal(input.signingSecret) : null,
     assistant_id: input.assistantId || null,
     intent_field: intentField,
     status_field: statusField,

@@ -14,7 +14,11 @@ import { customerRecordToProto, customerSummaryToProto } from "./customer-mappin
 
 /** The customer records of the calling key's tenant, shared by REST, Connect and gRPC. */
 export function createCustomerService(app: AppContext): ServiceImpl<typeof CustomerService> {
-  const store: CustomerStore = { db: app.database.db, defaultRegion: app.config.defaultRegion };
+  const store: CustomerStore = {
+    db: app.database.db,
+    defaultRegion: app.config.defaultRegion,
+    erasures: app.erasures,
+  };
   const op = (context: HandlerContext) => ({ now: app.clock.now(), charge: context.values.get(chargeKey) });
   return {
     getCustomer: withDomainErrors(async (request, context) => {

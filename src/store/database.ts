@@ -1,9 +1,9 @@
-import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { type InflightQueryAbortStrategy, Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
@@ -100,13 +100,15 @@ async function openPglite(dataDir: string, thread: "worker" | "main", prepareSta
       ? PgliteThread.open(dataDir, { prepareStatements })
       : openOnMainThread(dataDir, prepareStatements);
   if (dataDir === ":memory:") return { pglite: await open(), release: async () => {} };
-  await mkdir(dataDir, { recursive: true });
+  // A directory open to other users stops the start before anything is read from it or written.
+  await prepareDataDir(dataDir);
   // An embedded directory held by another process stops the start here, at once.
   const lock = await lockDataDir(dataDir);
   const pglite = await open().catch(async (error) => {
     await lock.release();
     throw error;
   });
+  await tightenDataDir(dataDir);
   return { pglite, release: () => lock.release() };
 }
 

@@ -45,3 +45,23 @@ export async function findIntegrationByWebhookId(
   const { billing_account_id, tier, ...integration } = row;
   return { integration, billingAccountId: billing_account_id, tier };
 }
+
+/** Every stored signing secret, as stored (sealed or not), for resealing under a new key. */
+export async function listSigningSecrets(db: Db): Promise<{ id: string; signing_secret: string }[]> {
+  const rows = await db
+    .selectFrom("integrations")
+    .select(["id", "signing_secret"])
+    .where("signing_secret", "is not", null)
+    .execute();
+  return rows.map((row) => ({ id: row.id, signing_secret: row.signing_secret as string }));
+}
+
+/** Replaces a signing secret only if it is still `stored`: another instance may have resealed it first. */
+export async function replaceSigningSecret(db: Db, id: string, stored: string, sealed: string): Promise<void> {
+  await db
+    .updateTable("integrations")
+    .set({ signing_secret: sealed })
+    .where("id", "=", id)
+    .where("signing_secret", "=", stored)
+    .execute();
+}

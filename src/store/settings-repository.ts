@@ -15,3 +15,8 @@ export async function insertSettingOnce(db: Db, name: string, value: string): Pr
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Replaces a setting only if it still holds `stored`. */
+export async function replaceSetting(db: Db, name: string, stored: string, value: string): Promise<void> {
+  await db.updateTable("settings").set({ value }).where("name", "=", name).where("value", "=", stored).execute();
+}

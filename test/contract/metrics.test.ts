@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { envToConfig } from "../../src/config.ts";
 import { type CallClient, createCallClient, startBody } from "../helpers/call-client.ts";
 import { type MetricsText, readMetricsText } from "../helpers/prometheus-text.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
@@ -16,7 +17,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function scrape(baseUrl = server.url): Promise<MetricsText> {
+async function scrape(baseUrl = server.metricsUrl): Promise<MetricsText> {
   const res = await fetch(`${baseUrl}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -61,8 +62,9 @@ describe("GET /metrics", () => {
     expect(after.value("admission_limit")).toBeGreaterThanOrEqual(server.config.admission.limit.min);
     expect(after.value("admission_in_flight")).toBe(0);
     expect(after.value("admission_refusals_total", { reason: "limit" })).toBe(0);
+    // Scrapes go to the metrics listener, not through the API's port.
     const scrapeSeries = { method: "GET", route: "/metrics", status: "200" };
-    expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBeGreaterThan(0);
+    expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBe(0);
   });
 
   test("a start over gRPC moves the RPC series; a quota refusal is counted by tier; no label names a key, customer or call", async () => {
@@ -90,21 +92,32 @@ describe("GET /metrics", () => {
   });
 });
 
-test("with METRICS_PORT, /metrics is served there and not on the API port", async () => {
-  const separate = await startTestServer({ env: { METRICS_PORT: "0" } });
+test("/metrics is served on a listener of its own on 127.0.0.1, never on the API's port", async () => {
+  expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(server.metricsUrl).not.toBe(server.url);
+  expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+  expect(envToConfig({}).metricsListen).toEqual({ host: "127.0.0.1", port: 9464, token: undefined });
+});
+
+test("with METRICS_TOKEN, /metrics answers 401 without the bearer token and 200 with it", async () => {
+  const token = "metrics-token-0123456789abcdefghijklmn";
+  const guarded = await startTestServer({ env: { METRICS_TOKEN: token } });
   try {
-    expect(separate.metricsUrl).toBeDefined();
-    const metrics = await scrape(separate.metricsUrl);
-    expect(metrics.types.get("rpc_server_call_duration_seconds")).toBe("HISTOGRAM");
-    expect((await fetch(`${separate.url}/metrics`)).status).toBe(404);
+    expect((await fetch(`${guarded.metricsUrl}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`${guarded.metricsUrl}/metrics`, { headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`${guarded.metricsUrl}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(right.status).toBe(200);
+    expect(readMetricsText(await right.text()).types.get("rpc_server_call_duration_seconds")).toBe("HISTOGRAM");
   } finally {
-    await separate.stop();
+    await guarded.stop();
   }
 });
 
 test("with METRICS=off there is no /metrics and calls still work", async () => {
   const off = await startTestServer({ env: { METRICS: "off" } });
   try {
+    expect(off.metricsUrl).toBeUndefined();
     expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
     expect((await fetch(`${off.url}/v1/health`)).status).toBe(200);
   } finally {

@@ -29,7 +29,11 @@ beforeAll(async () => {
   const account = await createAccountWithKey(server.url, { kind: "test" });
   apiKey = account.apiKey;
   tenant = { accountId: account.accountId, mode: "test" };
-  store = { db: server.context.database.db, defaultRegion: server.config.defaultRegion };
+  store = {
+    db: server.context.database.db,
+    defaultRegion: server.config.defaultRegion,
+    erasures: server.context.erasures,
+  };
 });
 afterAll(async () => {
   calls?.close();

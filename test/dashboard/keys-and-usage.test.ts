@@ -3,6 +3,7 @@ import { createManualClock } from "../../src/domain/clock.ts";
 import { createDashboardClient, type DashboardClient } from "../helpers/dashboard-client.ts";
 import { logMailbox } from "../helpers/mailbox.ts";
 import { post } from "../helpers/rest-client.ts";
+import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // Keys and usage without a browser: a rolled key's grace runs out on the
@@ -62,7 +63,7 @@ describe("dashboard keys and usage", () => {
   it("counts billed calls per mode and the days with quota refusals; records when a key was last used", async () => {
     const { client, testKey } = await signUp("counter@example.com");
     const accountId = /acct_[0-9A-Za-z]{16}/.exec((await client.get("/dashboard/account")).html)?.[0];
-    await post(fixture.server.url, `/admin/v1/accounts/${accountId}/quota`, "test-admin-token-0123456789", {
+    await post(fixture.server.url, `/admin/v1/accounts/${accountId}/quota`, ADMIN_TOKEN, {
       quota_remaining: 2,
     });
     for (const n of ["a", "b", "c"]) await start(fixture.server.url, testKey, `count-${n}`);

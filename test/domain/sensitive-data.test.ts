@@ -85,11 +85,48 @@ describe("card numbers among other digit groups", () => {
 });
 
 describe("digits inside identifiers", () => {
+  test.each(["marker-a3969093-07ee-4b70-b582-4075157337f6", "a3969093-07ee-4b70-b582-4075157337f6"])(
+    "%s is not a card number",
+    (value) => {
+      expect(looksSensitive(value)).toBe(false);
+    },
+  );
+});
+
+describe("card numbers written with other separators or letters around them", () => {
   test.each([
-    "marker-a3969093-07ee-4b70-b582-4075157337f6",
-    "a3969093-07ee-4b70-b582-4075157337f6",
+    "4111.1111.1111.1111",
+    "4111/1111/1111/1111",
+    "4111 - 1111 - 1111 - 1111",
+    "cc4111111111111111",
     "order 4111111111111111x",
-  ])("%s is not a card number", (value) => {
+    "card:4111-1111-1111-1111exp",
+  ])("%j is sensitive", (value) => {
+    expect(looksSensitive(value)).toBe(true);
+  });
+
+  test.each(["4111.1111.1111.1112", "cc4111111111111112"])("Luhn-invalid %j is not", (value) => {
+    expect(looksSensitive(value)).toBe(false);
+  });
+});
+
+describe("national identifiers", () => {
+  test.each(["078 05 1120", "078.05.1120", "078/05/1120", "AB 12 34 56 C", "JG123456A", "nino AB123456D"])(
+    "%j is sensitive",
+    (value) => {
+      expect(looksSensitive(value)).toBe(true);
+    },
+  );
+
+  test.each([
+    "078-05 1120",
+    "078051120",
+    "GB 12 34 56 A",
+    "QQ 12 34 56 C",
+    "AB 12 34 56 E",
+    "+1 415 555 0123",
+    "415.555.0123",
+  ])("%j (mixed separators, bare digits, a prefix never allocated, a phone number) is not", (value) => {
     expect(looksSensitive(value)).toBe(false);
   });
 });

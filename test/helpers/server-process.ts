@@ -1,14 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { ADMIN_TOKEN } from "./test-server.ts";
+import { ADMIN_TOKEN, SECRETS_KEY } from "./test-server.ts";
 
 // The service as it runs in production: `node src/main.ts` (or `npm start`) in
 // a process of its own, found through the URL it logs when it starts listening,
 // and by default returned once it logs that it is ready.
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const START_TIMEOUT_MS = 30_000;
+// A first start on an embedded database on disk writes about a thousand files: slow on a busy machine.
+const START_TIMEOUT_MS = 90_000;
 
 export interface ServerProcess {
   readonly url: string;
@@ -43,7 +44,16 @@ export async function startServerProcess(
   const [file, args] = options.command === "npm start" ? ["npm", ["start"]] : [process.execPath, ["src/main.ts"]];
   const child = spawn(file, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ADMIN_TOKEN, LOG_LEVEL: "info", ...env },
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN,
+      SECRETS_KEY,
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

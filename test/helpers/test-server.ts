@@ -3,7 +3,9 @@ import type { Clock } from "../../src/domain/clock.ts";
 import { type RunningServer, startServer } from "../../src/server.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij";
+/** Seals stored secrets in tests, so that no key file is written beside the repository; "" for a key file. */
+export const SECRETS_KEY = "dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=";
 
 export interface TestServer extends RunningServer {
   readonly config: Config;
@@ -22,6 +24,9 @@ export async function startTestServer(
     PORT: "0",
     HOST: "127.0.0.1",
     ADMIN_TOKEN,
+    SECRETS_KEY,
+    // Metrics have a listener of their own; a free port, as the API's.
+    METRICS_PORT: "0",
     LOG_LEVEL: "info",
     // Suites send many bad keys on purpose; the failed-auth limit has a suite of its own.
     AUTH_FAILURES_PER_MINUTE: "100000",
@@ -43,7 +48,11 @@ export async function startTestServer(
     clock: options.clock,
     logDestination: { write: (line: string) => void logLines.push(line) },
   });
-  await server.ready;
+  // A start that fails once listening (an unreadable stored secret, say) is closed, not left holding its port.
+  await server.ready.catch(async (error) => {
+    await server.close();
+    throw error;
+  });
   return {
     ...server,
     config,

@@ -88,7 +88,7 @@ beforeAll(async () => {
     STARTUP_DB_WAIT_S: "1",
     PORT: "0",
     REDIS_URL: "",
-    ADMIN_TOKEN: "test-admin-token-0123456789",
+    ADMIN_TOKEN: "test-admin-token-0123456789abcdefghij",
   });
 });
 

@@ -6,6 +6,7 @@ import { Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
 import { DataDirLockedError, lockDataDir } from "../../src/store/data-dir-lock.ts";
+import { tightenDataDir } from "../../src/store/data-dir-mode.ts";
 import { createDatabase, type Database } from "../../src/store/database.ts";
 import { isDatabaseUnavailable } from "../../src/store/database-errors.ts";
 import { migrateToLatest } from "../../src/store/migrate.ts";
@@ -226,6 +227,9 @@ describe("closing a worker-thread database on a data directory", () => {
   test(
     "the service's process holds the directory's lock from open to close",
     async () => {
+      // The previous test opened the directory with PGlite itself, which leaves its files 0666; the service
+      // would refuse them (test/security/data-dir-modes.test.ts), so they are tightened as the service does.
+      await tightenDataDir(dataDir);
       const database = await embedded(dataDir, "worker");
       await expect(lockDataDir(dataDir)).rejects.toBeInstanceOf(DataDirLockedError);
       await database.close();

@@ -1,0 +1,29 @@
+import { COOKIE_SECRET_SETTING } from "../dashboard-auth/cookie-secret.ts";
+import type { Db } from "../store/database.ts";
+import { listSigningSecrets, replaceSigningSecret } from "../store/integration-repository.ts";
+import { readSetting, replaceSetting } from "../store/settings-repository.ts";
+import type { SecretBox } from "./secret-box.ts";
+
+// Run at every start, once the schema is in place: a secret stored in plain
+// text (before secrets were sealed) or sealed with a previous key is sealed
+// again with the current one. After one start with a new SECRETS_KEY, the
+// previous key is no longer needed (docs/security.md, Key rotation).
+
+export interface ResealReport {
+  readonly resealed: number;
+}
+
+export async function resealSecrets(db: Db, secrets: SecretBox): Promise<ResealReport> {
+  let resealed = 0;
+  for (const row of await listSigningSecrets(db)) {
+    if (secrets.isCurrent(row.signing_secret)) continue;
+    await replaceSigningSecret(db, row.id, row.signing_secret, secrets.seal(secrets.open(row.signing_secret)));
+    resealed++;
+  }
+  const cookie = await readSetting(db, COOKIE_SECRET_SETTING);
+  if (cookie !== undefined && !secrets.isCurrent(cookie)) {
+    await replaceSetting(db, COOKIE_SECRET_SETTING, cookie, secrets.seal(secrets.open(cookie)));
+    resealed++;
+  }
+  return { resealed };
+}

@@ -1,0 +1,114 @@
+import { sql } from "kysely";
+import type { Db } from "./database.ts";
+
+// An erased customer's rows stay in the tables' files as dead versions until
+// a vacuum removes them, and in dirty pages until a checkpoint writes the
+// cleaned pages out. PGlite runs no autovacuum at all, and PostgreSQL's comes
+// when it comes. So every erasure asks for a vacuum of the tables that held
+// the customer, then a checkpoint; a burst of erasures shares one run (two at
+// most: the one under way, and one for what arrived during it).
+// A plain VACUUM frees the dead versions but does not overwrite their bytes:
+// what no live row was moved over stays in the page's free space until reused.
+// VACUUM FULL rewrites the tables into new files (and holds them locked while
+// it does): the embedded database's default, where tables are small and there
+// is one connection anyway. What stays elsewhere (the WAL until its segments
+// are reused, backups): docs/security.md.
+
+const TABLES = [
+  "customers",
+  "customer_identifiers",
+  "customer_dnis",
+  "customer_aliases",
+  "calls",
+  "intents",
+  "variables",
+  "idempotency_keys",
+];
+
+export interface ErasureCompaction {
+  /** Asks for a vacuum and a checkpoint after an erasure; returns at once. */
+  request(): void;
+  /** Settles when no run is under way or asked for. */
+  idle(): Promise<void>;
+  /** Runs so far (finished or failed), for tests and metrics. */
+  runs(): number;
+  /** Waits for the run under way; no new run starts after. */
+  close(): Promise<void>;
+}
+
+export type ErasureVacuum = "full" | "plain" | "off";
+
+export interface ErasureCompactionOptions {
+  readonly vacuum: ErasureVacuum;
+  /** A run starts once no erasure has asked for this long, so a burst shares it. */
+  readonly quietMs: number;
+  readonly onError: (error: unknown) => void;
+}
+
+export function createErasureCompaction(db: Db, options: ErasureCompactionOptions): ErasureCompaction {
+  const { vacuum, quietMs, onError } = options;
+  let asked = false;
+  let closed = false;
+  let count = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let waiting: { promise: Promise<void>; resolve: () => void } | undefined;
+  let running: Promise<void> | undefined;
+
+  // One connection, outside any transaction (VACUUM refuses one), without the
+  // statement timeout calls have: a vacuum of large tables may take longer.
+  const compact = () =>
+    db.connection().execute(async (connection) => {
+      await sql`set statement_timeout = 0`.execute(connection);
+      try {
+        await sql.raw(`vacuum ${vacuum === "full" ? "full " : ""}${TABLES.join(", ")}`).execute(connection);
+        await sql`checkpoint`.execute(connection);
+      } finally {
+        await sql`reset statement_timeout`.execute(connection);
+      }
+    });
+  const loop = async () => {
+    while (asked && !closed) {
+      asked = false;
+      count++;
+      await compact().catch(onError);
+    }
+    running = undefined;
+  };
+  const start = () => {
+    timer = undefined;
+    running ??= loop();
+    const settled = waiting;
+    waiting = undefined;
+    void running.then(() => settled?.resolve());
+  };
+  return {
+    request() {
+      if (vacuum === "off" || closed) return;
+      asked = true;
+      // A run under way picks this up when it ends; otherwise the quiet period starts again.
+      if (running !== undefined) return;
+      if (waiting === undefined) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => {
+          resolve = done;
+        });
+        waiting = { promise, resolve };
+      }
+      clearTimeout(timer);
+      timer = setTimeout(start, quietMs);
+      timer.unref();
+    },
+    async idle() {
+      while (waiting !== undefined || running !== undefined) await (waiting?.promise ?? running);
+    },
+    runs: () => count,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      timer = undefined;
+      waiting?.resolve();
+      waiting = undefined;
+      await running;
+    },
+  };
+}
