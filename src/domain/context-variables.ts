@@ -19,7 +19,7 @@ export function templateSafeName(name: string): string {
  * Why an inbound answer carries no context although the caller may be known: the call goes ahead either way
  * (a platform fails the call on anything but a 2xx), and the reason is there for logs and prompts that care.
  */
-export type NoContextReason = "quota_exhausted" | "rate_limited" | "overloaded" | "timeout" | "error";
+export type NoContextReason = "quota_exhausted" | "rate_limited" | "overloaded" | "timeout" | "duplicate" | "error";
 
 /** The variables of a caller nothing is known about: every declared name present and empty. */
 export function noContextVariables(declared: readonly string[], reason?: NoContextReason): Record<string, string> {

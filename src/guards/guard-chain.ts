@@ -76,6 +76,8 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
       meter: deps.meter,
     }),
     webhookTriage({
+      db: deps.db,
+      clock: deps.clock,
       admission: deps.admission,
       startBudgetMs: deps.webhookStartBudgetMs,
       onNoContext: deps.onNoContext,

@@ -8,18 +8,24 @@ import {
 } from "@connectrpc/connect";
 import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import { ReceiveWebhookResponseSchema } from "../../gen/callercontext/v1/integrations_pb.ts";
+import type { Clock } from "../domain/clock.ts";
 import type { NoContextReason } from "../domain/context-variables.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
 import { requestScopeKey } from "../http/request-pipeline.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
+import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
 import { domainErrorToConnect } from "../rpc/connect-errors.ts";
+import type { Db } from "../store/database.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
+import { answerOnce, messageDigest } from "./webhook-replays.ts";
 
 export interface WebhookTriageOptions {
+  readonly db: Db;
+  readonly clock: Clock;
   readonly admission: AdmissionControl;
   /** How long a platform's inbound call may wait for its context, the guards' own work included. */
   readonly startBudgetMs: number;
@@ -35,7 +41,8 @@ export interface WebhookTriageOptions {
  *   or quota (completesCallKey);
  * - an inbound call is admitted here, after its signature was checked (a platform's answer has its shape),
  *   and any refusal (over the limit, out of credits, overloaded, past the start budget, the guards' own
- *   waits included) becomes a 2xx "no context" answer: a platform fails the phone call on anything else.
+ *   waits included) becomes a 2xx "no context" answer: a platform fails the phone call on anything else;
+ *   it is answered once, and a replay of the same signed message gets the first answer (webhook-replays.ts).
  */
 export function webhookTriage(options: WebhookTriageOptions): Interceptor {
   return (next) => async (req) => {
@@ -58,17 +65,36 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
       noteNoContext(req.contextValues, integration, reason, options.onNoContext);
       return reply(req, noContextReply(integration, event as InboundEvent, reason));
     };
-    const deadline = Date.now() + options.startBudgetMs;
+    const budgetMs = Math.min(
+      options.startBudgetMs,
+      PLATFORM_ADAPTERS[integration.platform].inboundBudgetMs ?? Infinity,
+    );
+    const deadline = Date.now() + budgetMs;
     req.contextValues.set(deadlineKey, deadline);
     const admitted = await options.admission.acquire(req.signal, () => Date.now() >= deadline);
     if ("refused" in admitted) return noContext(admitted.refused === "deadline" ? "timeout" : "overloaded");
+    // A refusal is an answer too: a replay of the message gets the same one.
+    const answer = () =>
+      (next(req) as Promise<UnaryResponse>).catch((error: unknown) => {
+        const reason = refusalReason(error);
+        if (reason === undefined) throw error;
+        return noContext(reason);
+      });
+    const once = {
+      db: options.db,
+      clock: options.clock,
+      integrationId: integration.integrationId,
+      digest: messageDigest(String(payload ?? ""), req.header),
+    };
     try {
-      const answer = await settledBy(next(req), deadline + COMMIT_GRACE_MS);
-      return answer === "late" ? noContext("timeout") : answer;
-    } catch (error) {
-      const reason = refusalReason(error);
-      if (reason === undefined) throw error;
-      return noContext(reason);
+      const answered = answerOnce(
+        once,
+        answer,
+        (json) => replyJson(req, json),
+        () => noContext("duplicate"),
+      );
+      const settled = await settledBy(answered, deadline + COMMIT_GRACE_MS);
+      return settled === "late" ? noContext("timeout") : settled;
     } finally {
       admitted.permit.release({ pastDeadline: false });
     }
@@ -110,12 +136,16 @@ function refusalReason(error: unknown): NoContextReason | undefined {
 }
 
 function reply(req: UnaryRequest, body: unknown): UnaryResponse {
+  return replyJson(req, JSON.stringify(body));
+}
+
+function replyJson(req: UnaryRequest, json: string): UnaryResponse {
   return {
     stream: false,
     service: req.service,
     method: req.method,
     header: new Headers(),
     trailer: new Headers(),
-    message: create(ReceiveWebhookResponseSchema, { replyJson: JSON.stringify(body) }),
+    message: create(ReceiveWebhookResponseSchema, { replyJson: json }),
   } as UnaryResponse;
 }

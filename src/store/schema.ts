@@ -263,8 +263,18 @@ export interface Schema {
   variables: VariableTable;
   idempotency_keys: IdempotencyKeyTable;
   integrations: IntegrationTable;
+  webhook_receipts: WebhookReceiptTable;
   event_endpoints: EventEndpointTable;
   event_deliveries: EventDeliveryTable;
+}
+
+export interface WebhookReceiptTable {
+  integration_id: string;
+  /** Hex SHA-256 of the message's signature headers and body. */
+  digest: string;
+  received_at: Date;
+  /** The first answer, once given. */
+  reply_json: string | null;
 }
 
 export type AccountRow = Selectable<AccountTable>;

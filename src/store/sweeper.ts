@@ -8,6 +8,7 @@ import {
   deleteStaleCustomers,
   withSweepLock,
 } from "./retention-repository.ts";
+import { deleteOldReceipts } from "./webhook-receipts.ts";
 
 // Retention: customers with no call in 90 days (and with them their
 // identifiers, intents and variables), call records older than 30 days (so
@@ -15,12 +16,15 @@ import {
 // One instance sweeps at a time, in bounded batches.
 
 const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
+/** How long a webhook's answer is kept for its replays: longer than any platform's signature window. */
+export const WEBHOOK_RECEIPT_MS = 60 * 60 * 1000;
 
 export interface SweepResult {
   readonly customers: number;
   readonly calls: number;
   readonly variables: number;
   readonly idempotencyKeys: number;
+  readonly webhookReceipts: number;
 }
 
 /** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
@@ -30,6 +34,7 @@ export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<S
     calls: await deleteOldCalls(trx, new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS), batchSize),
     variables: await deleteExpiredVariables(trx, now, batchSize),
     idempotencyKeys: await deleteExpiredIdempotencyKeys(trx, now, batchSize),
+    webhookReceipts: await deleteOldReceipts(trx, new Date(now.getTime() - WEBHOOK_RECEIPT_MS), batchSize),
   }));
 }
 

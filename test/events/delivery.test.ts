@@ -152,7 +152,7 @@ describe("a receiver that fails", () => {
     );
     expect(deliveries).toHaveLength(1);
     expect(deliveries[0]).toMatchObject({ state: "delivered", attempts: 3, response_code: 204 });
-    const metrics = readMetricsText(await (await fetch(new URL("/metrics", fixture.server.url))).text());
+    const metrics = readMetricsText(await (await fetch(new URL("/metrics", fixture.server.metricsUrl))).text());
     expect(metrics.value("event_outbox_pending")).toBe(0);
     expect(metrics.value("event_delivery_attempts_total", { outcome: "retrying" })).toBeGreaterThanOrEqual(2);
   });

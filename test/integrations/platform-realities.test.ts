@@ -19,7 +19,14 @@ import { connectPlatform, newCallId, type PlatformSender, platformSender } from 
 const DAY = 24 * 60 * 60 * 1000;
 const clock = createManualClock(new Date());
 const fixture = useTestServer({ clock });
-const nowMs = () => clock.now().getTime();
+/**
+ * When each message is signed: the server's clock, a millisecond on per message, as real messages are apart
+ * (Retell's inbound body names no call, so two calls from one number differ only in their signature's time).
+ */
+const nowMs = () => {
+  clock.advance(1);
+  return clock.now().getTime();
+};
 
 /** The answer's envelope and variables: a valid reply of the platform, every variable a string. */
 function expectPlatformReply(platform: PlatformCase, body: unknown, callId: string) {
@@ -125,6 +132,26 @@ describe.each(PLATFORM_CASES)("$platform as it really sends", (platform) => {
     );
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ error: "Payload Too Large", message: "Request body is too large" });
+  });
+
+  test("a signed inbound message replayed three times gets the first answer each time and is billed once", async () => {
+    const sender = await connectPlatform(fixture.server.url, platform, { nowMs });
+    const callId = newCallId();
+    const send = await sender.signed(sender.inboundPayload(callId), "inbound");
+    const before = await quotaOf(fixture.server.url, sender.accountId);
+    const first = await send();
+    expect(first.status).toBe(200);
+    expect(platform.variablesOf(first.body).customer_ref).not.toBe("");
+    for (let i = 0; i < 3; i++) {
+      const replayed = await send();
+      expect(replayed.status).toBe(200);
+      expect(replayed.body).toEqual(first.body);
+    }
+    expect(await quotaOf(fixture.server.url, sender.accountId)).toBe(before - 1);
+    // A new message (a new call, or the same call signed anew) is answered afresh.
+    const next = await sender.inbound();
+    expect(platform.variablesOf(next.body).customer_ref).toBe(platform.variablesOf(first.body).customer_ref);
+    expect(await quotaOf(fixture.server.url, sender.accountId)).toBe(before - 2);
   });
 
   test("an in-call message with a wrong signature is still refused", async () => {

@@ -17,6 +17,8 @@ export interface PlatformSender {
   /** The same, to another instance of the service. */
   sendTo(baseUrl: string, payload: string, kind: Signing["kind"]): Promise<JsonResponse>;
   inbound(callId?: string): Promise<JsonResponse>;
+  /** One signed request, sent as often as the returned function is called: a replay sends it again as it was. */
+  signed(payload: string, kind: Signing["kind"]): Promise<() => Promise<JsonResponse>>;
   inboundPayload(callId: string): string;
   /** The end-of-call report of a call whose inbound got `inboundReply`. */
   endPayload(callId: string, inboundReply: unknown): string;
@@ -84,6 +86,11 @@ export function platformSender(
     secrets,
     send,
     sendTo: (to, payload, kind) => sendTo(to, payload, kind),
+    async signed(payload, kind) {
+      const signing = { payload, secrets, kind, nowMs: nowMs(), url: new URL(path, baseUrl).toString() };
+      const headers = { "content-type": platform.contentType, ...(await platform.headers(signing)) };
+      return () => request(baseUrl, "POST", path, { rawBody: payload, headers });
+    },
     inbound: (callId = newCallId()) => send(withCallId(platform.inbound, callId), "inbound"),
     inboundPayload: (callId) => withCallId(platform.inbound, callId),
     endPayload: (callId, inboundReply) =>

@@ -35,6 +35,11 @@ export interface PlatformAdapter {
    */
   streamingCheck?(request: Omit<SignedRequest, "payload">): BodyCheck | undefined;
   readonly messageTypes?: MessageTypes;
+  /**
+   * How long the platform waits for its inbound answer, less a margin for the network, when that is shorter
+   * than the service's start budget: past it the platform fails the call, so the answer comes without context.
+   */
+  readonly inboundBudgetMs?: number;
   read(json: unknown): WebhookEvent;
   inboundReply(variables: Record<string, string>, integration: Integration, callId: string): unknown;
 }

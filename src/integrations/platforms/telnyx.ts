@@ -15,7 +15,11 @@ import type { PlatformAdapter } from "./platform-adapter.ts";
 /** The window the `telnyx` SDK's own verifier allows either way. */
 export const TELNYX_SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 
+/** Telnyx waits 1 s for the dynamic variables; the rest is the network's, both ways. */
+export const TELNYX_INBOUND_BUDGET_MS = 700;
+
 export const telnyx: PlatformAdapter = {
+  inboundBudgetMs: TELNYX_INBOUND_BUDGET_MS,
   authenticate({ payload, headers, nowMs, credentials }) {
     const signature = headers.get("telnyx-signature-ed25519");
     if (signature === null) return bearerMatches(headers, credentials.tokenHash);
