@@ -69,7 +69,8 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
       options.startBudgetMs,
       PLATFORM_ADAPTERS[integration.platform].inboundBudgetMs ?? Infinity,
     );
-    const deadline = Date.now() + budgetMs;
+    // Counted from the webhook's arrival: the credential lookup's wait is the platform's wait too.
+    const deadline = (req.contextValues.get(requestScopeKey)?.receivedAt ?? Date.now()) + budgetMs;
     req.contextValues.set(deadlineKey, deadline);
     const admitted = await options.admission.acquire(req.signal, () => Date.now() >= deadline);
     if ("refused" in admitted) return noContext(admitted.refused === "deadline" ? "timeout" : "overloaded");

@@ -21,6 +21,8 @@ import type { Protocol, RequestObservers } from "./request-observers.ts";
 
 export interface RequestScope {
   readonly requestId: string;
+  /** When the request arrived (epoch ms): a deadline that counts every wait starts here. */
+  readonly receivedAt: number;
   protocol: Protocol;
   readonly httpMethod: string;
   readonly path: string;
@@ -82,6 +84,7 @@ export function openRequest(
   const values = createContextValues().set(peerAddressKey, init.peer);
   const scope: RequestScope = {
     requestId: init.requestId,
+    receivedAt: Date.now(),
     protocol: protocolOf(req.headers["content-type"]),
     httpMethod: req.method ?? "GET",
     path: query < 0 ? url : url.slice(0, query),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createDashboardClient } from "../helpers/dashboard-client.ts";
+import { logMailbox } from "../helpers/mailbox.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 import { TELNYX_KEYS } from "../integrations/telnyx-signing.ts";
 
@@ -10,7 +11,7 @@ describe("dashboard Telnyx integrations", () => {
   const fixture = useTestServer();
 
   it("refuses a value that is not Telnyx's public key beside the field, then creates with the key", async () => {
-    const client = createDashboardClient(fixture.server.url);
+    const client = createDashboardClient(fixture.server.url, { mailbox: logMailbox(fixture.server) });
     await client.signUp("telnyx@example.com", "a password of some length", "Telnyx Co");
     await client.get("/dashboard/integrations");
     const form = { platform: "telnyx", name: "Front desk", kind: "test", variable_fields: "clinic" };
