@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, openBrowser } from "../helpers/browser.ts";
+import { describe, expect, it } from "vitest";
+import { useServerAndBrowser } from "../helpers/browser.ts";
 import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 // The whole self-service flow in a real browser, as a new customer meets it:
 // sign up, use the first key, see the usage, create, roll and revoke a
@@ -15,37 +14,29 @@ const startBody = (n: string) => ({
 });
 
 describe("dashboard in a browser", () => {
-  let server: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), openBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-  const url = (p: string) => new URL(p, server.url).toString();
-  const start = (key: string, n: string) => post(server.url, "/v1/calls/start", key, startBody(n));
+  const env = useServerAndBrowser();
+  const url = (p: string) => new URL(p, env.server.url).toString();
+  const start = (key: string, n: string) => post(env.server.url, "/v1/calls/start", key, startBody(n));
 
   it("takes a new customer from sign-up to a revoked production key", async () => {
-    const { page } = browser;
+    const { page } = env.browser;
 
     // Signed out, every page leads to sign-in.
     await page.goto(url("/dashboard"));
     await expect.poll(() => page.url()).toBe(url("/dashboard/sign-in"));
-    await browser.screenshot("sign-in");
+    await env.browser.screenshot("sign-in");
     await page.getByRole("link", { name: "Create an account" }).click();
-    await browser.screenshot("sign-up");
+    await env.browser.screenshot("sign-up");
 
     await page.getByLabel("Email").fill("founder@example.com");
     await page.getByLabel("Password").fill(PASSWORD);
     await page.getByLabel("Account name").fill("Acme Telecom");
     await page.getByRole("button", { name: "Sign up" }).click();
     await expect.poll(() => page.getByRole("heading", { name: "Check your email" }).isVisible()).toBe(true);
-    await browser.screenshot("check-email");
+    await env.browser.screenshot("check-email");
     // The mailed link asks to confirm; confirming signs in.
-    await page.goto(await linkIn(logMailbox(server), "founder@example.com", "/dashboard/verify/"));
-    await browser.screenshot("verify-email");
+    await page.goto(await linkIn(logMailbox(env.server), "founder@example.com", "/dashboard/verify/"));
+    await env.browser.screenshot("verify-email");
     await page.getByRole("button", { name: "Confirm and sign in" }).click();
 
     // The first key: shown once, read-only, labelled "Secret key".
@@ -54,7 +45,7 @@ describe("dashboard in a browser", () => {
     expect(testKey).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
     expect(await secretField.getAttribute("readonly")).not.toBeNull();
     await expect.poll(() => page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
-    await browser.screenshot("keys-first-key");
+    await env.browser.screenshot("keys-first-key");
     await page.goto(url("/dashboard/keys"));
     expect(await page.content()).not.toContain(testKey);
     expect(await page.getByLabel("Secret key").count()).toBe(0);
@@ -66,7 +57,7 @@ describe("dashboard in a browser", () => {
     expect(await stats.textContent()).toContain("99");
     expect(await page.locator(".legend").textContent()).toMatch(/Test\s*1/);
     expect(await page.locator("svg.chart.wide rect.test").count()).toBe(1);
-    await browser.screenshot("usage");
+    await env.browser.screenshot("usage");
 
     // A production key, rolled with a one-hour grace: both secrets answer.
     await page.getByRole("link", { name: "API keys" }).click();
@@ -85,30 +76,30 @@ describe("dashboard in a browser", () => {
     expect(rolledKey).not.toBe(prodKey);
     expect(await page.locator(".secret-card").textContent()).toContain("keeps working until");
     expect(await page.locator("tr", { hasText: "IVR production" }).locator(".status.expiring").count()).toBe(1);
-    await browser.screenshot("keys-rolled");
+    await env.browser.screenshot("keys-rolled");
     expect((await start(prodKey, "old-in-grace")).status).toBe(200);
     expect((await start(rolledKey, "new-after-roll")).status).toBe(200);
 
     // Revoke the new secret, after confirming: it is refused at once.
     const activeRow = page.locator("tr", { hasText: "IVR production" }).filter({ hasText: "Active" });
     await activeRow.getByRole("link", { name: "Revoke" }).click();
-    await browser.screenshot("revoke-confirm");
+    await env.browser.screenshot("revoke-confirm");
     await page.getByRole("button", { name: "Revoke" }).click();
     await expect.poll(() => page.url()).toBe(url("/dashboard/keys"));
     const refused = await start(rolledKey, "after-revoke");
     expect(refused.status).toBe(401);
     expect(refused.body.message).toBe("API key has been revoked");
-    await browser.screenshot("keys");
+    await env.browser.screenshot("keys");
 
     // The account page and its security log.
     await page.getByRole("link", { name: "Account" }).click();
     const log = await page.locator("table.audit").textContent();
     for (const event of ["Sign up", "Key created", "Key rolled", "Key revoked"]) expect(log).toContain(event);
-    await browser.screenshot("account");
+    await env.browser.screenshot("account");
   });
 
   it("answers 403 to a form posted without its CSRF token and changes nothing", async () => {
-    const { page } = browser;
+    const { page } = env.browser;
     await page.goto(url("/dashboard/keys"));
     const before = await page.locator("tbody tr").count();
     await page.getByLabel("Name").fill("Forged key");
@@ -119,18 +110,18 @@ describe("dashboard in a browser", () => {
       page.getByRole("button", { name: "Create key" }).click(),
     ]);
     expect(response.status()).toBe(403);
-    await browser.screenshot("csrf-refused");
+    await env.browser.screenshot("csrf-refused");
     await page.goto(url("/dashboard/keys"));
     expect(await page.locator("tbody tr").count()).toBe(before);
     expect(await page.content()).not.toContain("Forged key");
   });
 
   it("answers 404 for another account's key id and leaves that key working", async () => {
-    const { page } = browser;
-    const other = await createAccountWithKey(server.url, { tier: "growth", quota: 100 });
+    const { page } = env.browser;
+    const other = await createAccountWithKey(env.server.url, { tier: "growth", quota: 100 });
     const confirm = await page.goto(url(`/dashboard/keys/${other.keyId}/revoke`));
     expect(confirm?.status()).toBe(404);
-    await browser.screenshot("not-found");
+    await env.browser.screenshot("not-found");
     // A revoke form of our own page, pointed at the other account's key, with a valid token.
     await page.goto(url("/dashboard/keys"));
     await page
@@ -146,7 +137,7 @@ describe("dashboard in a browser", () => {
   });
 
   it("signs out, after which pages redirect to sign-in", async () => {
-    const { page } = browser;
+    const { page } = env.browser;
     await page.goto(url("/dashboard/keys"));
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect.poll(() => page.url()).toBe(url("/dashboard/sign-in"));

@@ -3,6 +3,8 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { startTestServer, type TestServer } from "./test-server.ts";
 
 // The machine's Chromium, headless, with a fresh profile per suite. CI installs
 // it when missing (.ci/run).
@@ -49,6 +51,31 @@ export async function openBrowser(): Promise<Browser> {
     async close() {
       await context.close();
       await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A test server and a browser for a file's tests: started before them, closed after. */
+export function useServerAndBrowser(): { readonly server: TestServer; readonly browser: Browser } {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startTestServer(), openBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("not started yet: use it inside a test or hook");
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get browser() {
+      return started(browser);
     },
   };
 }
