@@ -178,7 +178,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         onError: (error) => log.error({ err: error }, "retention sweep failed"),
       });
       if (config.events !== undefined) {
-        delivery = startDeliveryWorker(database.db, clock, config.events, {
+        delivery = startDeliveryWorker(database.db, clock, secretsKey.box, config.events, {
           attempted: (outcome, latencyMs) => eventMetrics?.attempted(outcome, latencyMs),
           endpointDisabled: (endpointId) => {
             eventMetrics?.endpointDisabled();

@@ -65,7 +65,7 @@ export async function createEndpoint(deps: EventDeps, input: CreateEndpointInput
     include_variable_values: input.includeVariableValues,
     enabled: true,
     disabled_reason: null,
-    secret: signingSecret,
+    secret: deps.secrets.seal(signingSecret),
     previous_secret: null,
     previous_secret_expires_at: null,
     failing_since: null,

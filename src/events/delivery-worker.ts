@@ -1,5 +1,6 @@
 import type { Clock } from "../domain/clock.ts";
 import { type DeliverySettings, nextAttemptAt, shouldDisable } from "../domain/events.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import {
   type ClaimedDelivery,
@@ -32,6 +33,8 @@ export interface DeliveryWorker {
 export function startDeliveryWorker(
   db: Db,
   clock: Clock,
+  /** Opens the endpoints' sealed signing secrets. */
+  secrets: Pick<SecretBox, "open">,
   settings: DeliverySettings,
   observer: DeliveryObserver,
 ): DeliveryWorker {
@@ -72,7 +75,12 @@ export function startDeliveryWorker(
     const started = performance.now();
     const outcome = await postEvent(
       delivery.url,
-      signatureHeaders(delivery.eventId, sentAt, delivery.payload, delivery.secrets),
+      signatureHeaders(
+        delivery.eventId,
+        sentAt,
+        delivery.payload,
+        delivery.secrets.map((sealed) => secrets.open(sealed)),
+      ),
       delivery.payload,
       {
         kind: delivery.kind,

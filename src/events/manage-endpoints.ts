@@ -63,7 +63,7 @@ export async function rollEndpointSecret(
   await findOwnedEndpoint(deps, endpointId, ownerAccountId);
   const signingSecret = newSigningSecret();
   const previousExpiresAt = new Date(deps.clock.now().getTime() + ROLL_GRACES[grace as keyof typeof ROLL_GRACES]);
-  const row = await rollEventEndpointSecret(deps.db, endpointId, signingSecret, previousExpiresAt);
+  const row = await rollEventEndpointSecret(deps.db, endpointId, deps.secrets.seal(signingSecret), previousExpiresAt);
   if (row === undefined) throw new DomainError("not_found", `Event endpoint '${endpointId}' not found`);
   return { endpoint: endpointRowToEndpoint(row), signingSecret, previousExpiresAt };
 }

@@ -28,6 +28,7 @@ export function eventDepsOf(app: AppContext): EventDeps {
     clock: app.clock,
     monthlyQuota: app.config.monthlyQuota,
     resolveHost: systemResolveHost,
+    secrets: app.secrets,
   };
 }
 

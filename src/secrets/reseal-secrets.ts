@@ -20,6 +20,18 @@ export async function resealSecrets(db: Db, secrets: SecretBox): Promise<ResealR
     await replaceSigningSecret(db, row.id, row.signing_secret, secrets.seal(secrets.open(row.signing_secret)));
     resealed++;
   }
+  for (const row of await db.selectFrom("event_endpoints").select(["id", "secret", "previous_secret"]).execute()) {
+    const stale = [row.secret, row.previous_secret].some((value) => value !== null && !secrets.isCurrent(value));
+    if (!stale) continue;
+    const reseal = (value: string | null) => (value === null ? null : secrets.seal(secrets.open(value)));
+    await db
+      .updateTable("event_endpoints")
+      .set({ secret: reseal(row.secret) ?? row.secret, previous_secret: reseal(row.previous_secret) })
+      .where("id", "=", row.id)
+      .where("secret", "=", row.secret)
+      .execute();
+    resealed++;
+  }
   const cookie = await readSetting(db, COOKIE_SECRET_SETTING);
   if (cookie !== undefined && !secrets.isCurrent(cookie)) {
     await replaceSetting(db, COOKIE_SECRET_SETTING, cookie, secrets.seal(secrets.open(cookie)));

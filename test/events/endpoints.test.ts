@@ -87,6 +87,17 @@ describe("creating an endpoint: 200", () => {
     });
     expect(rolled.status).toBe(200);
     expect(rolled.body.signing_secret).not.toBe(created.body.signing_secret);
+    // Stored sealed, both the new secret and the old one that still signs during the grace.
+    const stored = await fixture.server.context.database.db
+      .selectFrom("event_endpoints")
+      .select(["secret", "previous_secret"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(stored.secret).toMatch(/^enc:v1:/);
+    expect(stored.previous_secret).toMatch(/^enc:v1:/);
+    const text = JSON.stringify(stored);
+    expect(text).not.toContain(rolled.body.signing_secret.slice("whsec_".length));
+    expect(text).not.toContain(created.body.signing_secret.slice("whsec_".length));
     const deleted = await post(fixture.server.url, `/admin/v1/event-endpoints/${id}/delete`, ADMIN_TOKEN, {});
     expect(deleted.body.deleted).toBe(true);
     const gone = await post(fixture.server.url, `/admin/v1/event-endpoints/${id}/delete`, ADMIN_TOKEN, {});
