@@ -8,9 +8,12 @@ export function readWebhookEvent(integration: Integration, payload: string, head
   return PLATFORM_ADAPTERS[integration.platform].read(parseBody(payload, headers.get("content-type")));
 }
 
-/** JSON, or a form (Twilio's widgets send one by default) read as an object of strings. */
+/**
+ * JSON, or a form (Twilio's widgets send one by default) read as an object of strings. No content type is a
+ * GET, whose query string the host passes as the body.
+ */
 function parseBody(payload: string, contentType: string | null): unknown {
-  if (contentType?.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+  if (contentType === null || contentType.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
     return Object.fromEntries(new URLSearchParams(payload));
   }
   try {
