@@ -1,3 +1,5 @@
+import type { Config } from "../config.ts";
+import type { Clock } from "../domain/clock.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 
 // Forms that create something or send mail (sign-up, password reset) are
@@ -8,6 +10,21 @@ import type { RateLimiter } from "../guards/rate-limiter.ts";
 export type ThrottleDecision =
   | { readonly allowed: true }
   | { readonly allowed: false; readonly retryAfterSeconds: number };
+
+/**
+ * A dashboard form's throttle at the service's settings. Counted per instance, as sign-in failures are: a
+ * store shared by every instance would be one more thing a sign-up waits on, and N instances allow at most N
+ * times the limit, which still bounds what one address can make.
+ */
+export async function throttleDashboardForm(
+  attempts: RateLimiter,
+  app: { readonly clock: Clock; readonly config: Config },
+  form: "sign-up" | "reset",
+  clientAddress: string,
+): Promise<ThrottleDecision> {
+  const { perAddress, global } = app.config.dashboard.signupsPerMinute;
+  return throttleForm(attempts, { form, clientAddress, perAddress, global, nowMs: app.clock.now().getTime() });
+}
 
 export async function throttleForm(
   attempts: RateLimiter,

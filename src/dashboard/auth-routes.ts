@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { accountDepsOf } from "../accounts/account-deps.ts";
 import { listOwnedKeys } from "../accounts/owned-keys.ts";
 import type { AppContext } from "../context.ts";
-import { throttleForm } from "../dashboard-auth/form-throttle.ts";
+import { throttleDashboardForm } from "../dashboard-auth/form-throttle.ts";
 import { findInvite } from "../dashboard-auth/invites.ts";
 import { endSession } from "../dashboard-auth/sessions.ts";
 import { signIn } from "../dashboard-auth/sign-in.ts";
@@ -78,14 +78,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
     const values = { email: field(request.body, "email"), account_name: field(request.body, "account_name") };
     const invite = field(request.body, "invite");
     const joining = async () => invite !== "" && (await findInvite(app, invite))?.accountId != null;
-    const { perAddress, global } = app.config.dashboard.signupsPerMinute;
-    const throttle = await throttleForm(attempts, {
-      form: "sign-up",
-      clientAddress: request.ip,
-      perAddress,
-      global,
-      nowMs: app.clock.now().getTime(),
-    });
+    const throttle = await throttleDashboardForm(attempts, app, "sign-up", request.ip);
     if (!throttle.allowed) {
       const message = `Too many sign-ups. Try again in ${throttle.retryAfterSeconds} seconds.`;
       const page = { ...signUpPage(invite, await joining()), values, message };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
-import { throttleForm } from "../dashboard-auth/form-throttle.ts";
+import { throttleDashboardForm } from "../dashboard-auth/form-throttle.ts";
 import { requestPasswordReset, resetLinkIsOpen, resetPassword } from "../dashboard-auth/password-reset.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
@@ -19,14 +19,7 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
 
   scope.post("/forgot-password", async (request, reply) => {
     const email = field(request.body, "email");
-    const { perAddress, global } = app.config.dashboard.signupsPerMinute;
-    const throttle = await throttleForm(attempts, {
-      form: "reset",
-      clientAddress: request.ip,
-      perAddress,
-      global,
-      nowMs: app.clock.now().getTime(),
-    });
+    const throttle = await throttleDashboardForm(attempts, app, "reset", request.ip);
     if (!throttle.allowed) {
       reply.header("retry-after", String(throttle.retryAfterSeconds));
       const message = `Too many requests. Try again in ${throttle.retryAfterSeconds} seconds.`;
