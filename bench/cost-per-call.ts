@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { envToConfig } from "../src/config.ts";
-import { createDatabase } from "../src/store/database.ts";
+import { createDatabase } from "../src/store/engine/database.ts";
 import { createApiKeys } from "./api-keys.ts";
 import { type BenchDatabase, createBenchDatabase } from "./bench-database.ts";
 import type { CallDriver } from "./call-driver.ts";

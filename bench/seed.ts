@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { QUOTA_SLOTS } from "../src/domain/quota-slots.ts";
-import { migrateToLatest } from "../src/store/migrate.ts";
-import { quotaPeriodOf, slotShare } from "../src/store/quota-slots.ts";
+import { quotaPeriodOf, slotShare } from "../src/store/billing/quota-slots.ts";
+import { migrateToLatest } from "../src/store/engine/migrate.ts";
 import { type BenchDatabase, databaseVersion } from "./bench-database.ts";
 import { progress } from "./phase.ts";
 import {

@@ -7,8 +7,8 @@ import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { SecretBox } from "./secrets/secret-box.ts";
-import type { Database } from "./store/database.ts";
-import type { ErasureCompaction } from "./store/erasure-compaction.ts";
+import type { Database } from "./store/engine/database.ts";
+import type { ErasureCompaction } from "./store/jobs/erasure-compaction.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */

@@ -3,7 +3,7 @@ import { createKey } from "./accounts/create-key.ts";
 import type { Config } from "./config.ts";
 import { hashSecret, randomBase62 } from "./domain/api-key.ts";
 import { countAccounts } from "./store/account-repository.ts";
-import type { Db } from "./store/database.ts";
+import type { Db } from "./store/engine/database.ts";
 import { insertSettingOnce, readSetting } from "./store/settings-repository.ts";
 
 const ADMIN_TOKEN_SETTING = "admin_token_sha256";

@@ -2,8 +2,8 @@ import { ConfigError, type Env, envToConfig } from "./config.ts";
 import type { AdminAccess } from "./first-start.ts";
 import { SecretKeyError } from "./secrets/secret-box.ts";
 import { type RunningServer, startServer } from "./server.ts";
-import { DataDirLockedError } from "./store/data-dir-lock.ts";
-import { DataDirModeError } from "./store/data-dir-mode.ts";
+import { DataDirLockedError } from "./store/engine/data-dir-lock.ts";
+import { DataDirModeError } from "./store/engine/data-dir-mode.ts";
 import { DatabaseWaitError } from "./wait-for-database.ts";
 
 // Runs the service in this process until SIGTERM or SIGINT: config → server →

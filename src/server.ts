@@ -22,10 +22,10 @@ import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
 import { resealSecrets } from "./secrets/reseal-secrets.ts";
 import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
-import { createDatabase } from "./store/database.ts";
-import { createErasureCompaction } from "./store/erasure-compaction.ts";
-import { migrateToLatest } from "./store/migrate.ts";
-import { type Sweeper, startSweeper } from "./store/sweeper.ts";
+import { createDatabase } from "./store/engine/database.ts";
+import { migrateToLatest } from "./store/engine/migrate.ts";
+import { createErasureCompaction } from "./store/jobs/erasure-compaction.ts";
+import { type Sweeper, startSweeper } from "./store/jobs/sweeper.ts";
 import { createUsageMeter } from "./usage/usage-meter.ts";
 import { waitForDatabase } from "./wait-for-database.ts";
 

@@ -3,8 +3,8 @@ import type { AppContext } from "../context.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import type { Charge } from "../store/charge.ts";
-import type { Db } from "../store/database.ts";
+import type { Charge } from "../store/billing/charge.ts";
+import type { Db } from "../store/engine/database.ts";
 
 // What the call use cases need: the service's own dependencies, and per
 // request who asks and how the request is bounded.

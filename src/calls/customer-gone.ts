@@ -1,5 +1,5 @@
 import { DomainError } from "../domain/domain-error.ts";
-import { isCustomerGone } from "../store/database-errors.ts";
+import { isCustomerGone } from "../store/engine/database-errors.ts";
 
 /** Thrown by a use case whose write found its chosen customer gone without the database refusing it. */
 export class CustomerGoneError extends Error {

@@ -3,8 +3,8 @@ import type { NormalizedHints } from "../domain/caller-hints.ts";
 import { type Candidate, chooseCandidate, isRecent, type Match } from "../domain/identity-match.ts";
 import { CONTEXT_RETENTION_DAYS, DAY_MS } from "../domain/limits.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { type CandidateFacts, findCandidates } from "../store/candidate-query.ts";
-import type { Db } from "../store/database.ts";
+import { type CandidateFacts, findCandidates } from "../store/calls/candidate-query.ts";
+import type { Db } from "../store/engine/database.ts";
 
 /**
  * Who the hints name, as start and identify decide it: every customer of the

@@ -1,12 +1,12 @@
-import type { Charge } from "../store/charge.ts";
-import type { Db } from "../store/database.ts";
+import type { Charge } from "../store/billing/charge.ts";
+import type { Db } from "../store/engine/database.ts";
 
 /** What the customer operations need of the store. */
 export interface CustomerStore {
   readonly db: Db;
   /** The region a number without country code is read in, as at start. */
   readonly defaultRegion: string;
-  /** Told after each erasure, so the erased rows leave the disk (store/erasure-compaction.ts). */
+  /** Told after each erasure, so the erased rows leave the disk (store/jobs/erasure-compaction.ts). */
   readonly erasures: { request(): void };
 }
 

@@ -1,6 +1,6 @@
 import type { CustomerRecord } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { takeCredit } from "../store/charge.ts";
+import { takeCredit } from "../store/billing/charge.ts";
 import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
 import { liveCustomerId, recordOf } from "./live-customer.ts";
 

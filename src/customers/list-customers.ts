@@ -1,6 +1,6 @@
 import { type CustomerSummary, identifierOf } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { takeCredit } from "../store/charge.ts";
+import { takeCredit } from "../store/billing/charge.ts";
 import { findCustomersByIdentifier } from "../store/customer-repository.ts";
 import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
 

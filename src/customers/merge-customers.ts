@@ -1,7 +1,7 @@
 import { type CustomerRecord, customerNotFound } from "../domain/customer.ts";
 import { validationError } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { takeCredit } from "../store/charge.ts";
+import { takeCredit } from "../store/billing/charge.ts";
 import { mergeCustomers as moveCustomer } from "../store/customer-changes.ts";
 import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
 import { liveCustomerId, recordOf } from "./live-customer.ts";

@@ -4,7 +4,7 @@ import type { Integration } from "../domain/integration.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Tier } from "../domain/tiers.ts";
 import type { WebhookEvent } from "../domain/webhook-event.ts";
-import type { Charge } from "../store/charge.ts";
+import type { Charge } from "../store/billing/charge.ts";
 
 // Values the host and the guards hand to the service implementation.
 

@@ -1,9 +1,9 @@
 import type { Clock } from "../domain/clock.ts";
 import { creditsLowCrossed } from "../domain/events.ts";
 import type { Tier } from "../domain/tiers.ts";
-import { noticeCreditsLow } from "../store/credits-low.ts";
-import type { Db } from "../store/database.ts";
-import { type MonthlyAllowance, quotaPeriodOf } from "../store/quota-slots.ts";
+import { noticeCreditsLow } from "../store/billing/credits-low.ts";
+import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";
+import type { Db } from "../store/engine/database.ts";
 
 // credits.low at 80 % and 100 % of the month's quota: the quota guard reports
 // every charge's credits left here. A threshold seen crossed is written once

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
-import { isDatabaseUnavailable } from "../store/database-errors.ts";
+import { isDatabaseUnavailable } from "../store/engine/database-errors.ts";
 
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 1;
 

@@ -21,7 +21,7 @@ export const OUTCOME_WAIT_MS = 200;
  * gets 503 (gRPC UNAVAILABLE) with Retry-After, so its agent can greet the
  * caller without context. A write that was already committing when the budget
  * ran out is answered with its success instead: the answer is what the
- * statement did, never a guess (src/store/write-to-outcome.ts). A client's
+ * statement did, never a guess (src/store/calls/write-to-outcome.ts). A client's
  * own deadline (grpc-timeout, connect-timeout-ms) aborts the same signal.
  */
 export function timeBudget(budgetOf: (method: DescMethod) => number | undefined): Interceptor {

@@ -18,7 +18,7 @@ import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
 import { domainErrorToConnect } from "../rpc/connect-errors.ts";
-import type { Db } from "../store/database.ts";
+import type { Db } from "../store/engine/database.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
 import { answerOnce, messageDigest } from "./webhook-replays.ts";

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { AdmissionControl } from "../guards/admission.ts";
-import type { Database } from "../store/database.ts";
+import type { Database } from "../store/engine/database.ts";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
 
 // The service's Prometheus metrics, in a registry of its own (one per running

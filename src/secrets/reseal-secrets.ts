@@ -1,5 +1,5 @@
 import { COOKIE_SECRET_SETTING } from "../dashboard-auth/cookie-secret.ts";
-import type { Db } from "../store/database.ts";
+import type { Db } from "../store/engine/database.ts";
 import { listSigningSecrets, replaceSigningSecret } from "../store/integration-repository.ts";
 import { readSetting, replaceSetting } from "../store/settings-repository.ts";
 import type { SecretBox } from "./secret-box.ts";

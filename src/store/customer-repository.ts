@@ -7,8 +7,8 @@ import {
   RECORD_CALLS,
 } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { contextColumns } from "./context-columns.ts";
-import type { Db } from "./database.ts";
+import { contextColumns } from "./calls/context-columns.ts";
+import type { Db } from "./engine/database.ts";
 
 // Reads of customer records, and the lookups by identifier. The writes
 // (erase, merge, unlink) live in customer-changes.ts.

@@ -2,7 +2,7 @@ import { accountDepsOf } from "../accounts/account-deps.ts";
 import { getAccount } from "../accounts/get-account.ts";
 import type { AppContext } from "../context.ts";
 import { BASE_LIMIT_PER_MINUTE, type Tier } from "../domain/tiers.ts";
-import { listUsageDays } from "../store/usage-repository.ts";
+import { listUsageDays } from "../store/billing/usage-repository.ts";
 import type { UsageMeter } from "./usage-meter.ts";
 
 const USAGE_DAYS = 30;

@@ -2,8 +2,8 @@ import { DomainError } from "../domain/domain-error.ts";
 import { BASE_LIMIT_PER_MINUTE } from "../domain/tiers.ts";
 import type { Principal } from "../guards/context-values.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
-import type { Db } from "../store/database.ts";
-import { creditsLeft, type MonthlyAllowance } from "../store/quota-slots.ts";
+import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
+import type { Db } from "../store/engine/database.ts";
 
 export interface Usage {
   readonly tier: string;

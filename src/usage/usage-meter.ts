@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import type { Db } from "../store/database.ts";
-import { addUsage, touchKeys, type UsageCount } from "../store/usage-repository.ts";
+import { addUsage, touchKeys, type UsageCount } from "../store/billing/usage-repository.ts";
+import type { Db } from "../store/engine/database.ts";
 
 // Counts billed and refused calls per account, mode and day, and when each
 // key was last used, in memory; a timer writes them in one or two statements

@@ -1,13 +1,13 @@
 import { type AbortableQueryOptions, type RawBuilder, sql } from "kysely";
-import type { EndCallCommand } from "../domain/call.ts";
-import type { NormalizedHints } from "../domain/caller-hints.ts";
-import type { Tenant } from "../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
-import type { Db } from "./database.ts";
+import type { EndCallCommand } from "../../domain/call.ts";
+import type { NormalizedHints } from "../../domain/caller-hints.ts";
+import type { Tenant } from "../../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { deadlineColumn, isRefusal, refuse } from "../billing/refusal.ts";
+import type { Db } from "../engine/database.ts";
+import { outboxInsert } from "../event-outbox.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
-import { outboxInsert } from "./event-outbox.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
-import { deadlineColumn, isRefusal, refuse } from "./refusal.ts";
 import { writeToOutcome } from "./write-to-outcome.ts";
 
 export interface EndRecord {
@@ -46,7 +46,7 @@ const KEY_TAKEN = "CC409";
  * one more attempt since the last resolution; saved resolved: closed, with
  * its resolution) and variables (last write wins) are saved; the end is
  * billed, or undone when no credit is left; the events it reports go to the
- * outbox (src/store/end-events.ts), in the same statement, so there is no
+ * outbox (src/store/calls/end-events.ts), in the same statement, so there is no
  * end without its events and no event without its end. Of two concurrent ends, the
  * second waits for the first's row lock and then finds the call ended.
  */

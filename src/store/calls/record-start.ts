@@ -1,12 +1,12 @@
 import { type AbortableQueryOptions, sql } from "kysely";
-import type { OpenIntent, StoredVariable } from "../domain/call.ts";
-import type { NormalizedHints } from "../domain/caller-hints.ts";
-import type { Tenant } from "../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
+import type { OpenIntent, StoredVariable } from "../../domain/call.ts";
+import type { NormalizedHints } from "../../domain/caller-hints.ts";
+import type { Tenant } from "../../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { deadlineColumn } from "../billing/refusal.ts";
+import type { Db } from "../engine/database.ts";
 import { contextColumns } from "./context-columns.ts";
-import type { Db } from "./database.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
-import { deadlineColumn } from "./refusal.ts";
 import { writeToOutcome } from "./write-to-outcome.ts";
 
 export interface StartRecord {

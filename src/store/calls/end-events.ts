@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import type { EndCallCommand } from "../domain/call.ts";
+import type { EndCallCommand } from "../../domain/call.ts";
 
 // The events an end reports, as rows for outboxInsert, computed inside the
 // end's own statement from its CTEs `closed` (the call it closed) and

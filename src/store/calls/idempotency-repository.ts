@@ -1,7 +1,7 @@
 import { type AbortableQueryOptions, sql } from "kysely";
-import type { Tenant } from "../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "./charge.ts";
-import type { Db } from "./database.ts";
+import type { Tenant } from "../../domain/tenant.ts";
+import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import type { Db } from "../engine/database.ts";
 
 export type StoredEnd =
   | { readonly kind: "absent" }

@@ -1,4 +1,4 @@
-import type { NormalizedHints } from "../domain/caller-hints.ts";
+import type { NormalizedHints } from "../../domain/caller-hints.ts";
 
 export interface Identifier {
   readonly kind: "ani" | "external_id";

@@ -1,5 +1,5 @@
-import type { Tenant } from "../domain/tenant.ts";
-import type { Db } from "./database.ts";
+import type { Tenant } from "../../domain/tenant.ts";
+import type { Db } from "../engine/database.ts";
 
 /** The customer a tenant's call belongs to and whether it has ended; undefined when never started. */
 export async function findCallState(

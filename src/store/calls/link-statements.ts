@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
-import type { NormalizedHints } from "../domain/caller-hints.ts";
-import type { Tenant } from "../domain/tenant.ts";
+import type { NormalizedHints } from "../../domain/caller-hints.ts";
+import type { Tenant } from "../../domain/tenant.ts";
 import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
 
 // The parts of a start's and an end's statement that link what the caller

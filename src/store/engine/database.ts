@@ -1,7 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
 import { type InflightQueryAbortStrategy, Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import type { Config } from "../config.ts";
+import type { Config } from "../../config.ts";
+import type { Schema } from "../schema.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
@@ -9,7 +10,6 @@ import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
-import type { Schema } from "./schema.ts";
 
 export type Db = Kysely<Schema>;
 

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
-import { DomainError } from "../domain/domain-error.ts";
-import { firstSlotToTry } from "../domain/quota-slots.ts";
-import type { Db } from "./database.ts";
+import { DomainError } from "../../domain/domain-error.ts";
+import { firstSlotToTry } from "../../domain/quota-slots.ts";
+import type { Db } from "../engine/database.ts";
 import { accountAllowance, creditsLeft, type MonthlyAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
 import { isRefusal, refuse } from "./refusal.ts";
 

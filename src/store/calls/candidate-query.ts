@@ -1,7 +1,7 @@
 import { type AbortableQueryOptions, sql } from "kysely";
-import type { NormalizedHints } from "../domain/caller-hints.ts";
-import type { Tenant } from "../domain/tenant.ts";
-import type { Db } from "./database.ts";
+import type { NormalizedHints } from "../../domain/caller-hints.ts";
+import type { Tenant } from "../../domain/tenant.ts";
+import type { Db } from "../engine/database.ts";
 import { identifiersOf } from "./identifiers.ts";
 
 /** What one stored customer has in common with a caller's hints: the facts the score needs. */

@@ -1,5 +1,5 @@
 import type { AbortableQueryOptions, QueryResult, RawBuilder } from "kysely";
-import type { Db } from "./database.ts";
+import type { Db } from "../engine/database.ts";
 
 /**
  * Runs a call's write, which commits on its own, and answers with what it

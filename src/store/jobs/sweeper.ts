@@ -1,6 +1,7 @@
-import type { Clock } from "../domain/clock.ts";
-import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../domain/limits.ts";
-import type { Db } from "./database.ts";
+import type { Clock } from "../../domain/clock.ts";
+import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../../domain/limits.ts";
+import type { Db } from "../engine/database.ts";
+import { deleteOldReceipts } from "../webhook-receipts.ts";
 import {
   deleteExpiredIdempotencyKeys,
   deleteExpiredVariables,
@@ -8,7 +9,6 @@ import {
   deleteStaleCustomers,
   withSweepLock,
 } from "./retention-repository.ts";
-import { deleteOldReceipts } from "./webhook-receipts.ts";
 
 // Retention: customers with no call in 90 days (and with them their
 // identifiers, intents and variables), call records older than 30 days (so

@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import type { Db } from "./database.ts";
 
-const MIGRATIONS_DIR = new URL("../../migrations/", import.meta.url);
+const MIGRATIONS_DIR = new URL("../../../migrations/", import.meta.url);
 
 /** Every file in migrations/, in name order. */
 const migrationsFolder: MigrationProvider = {

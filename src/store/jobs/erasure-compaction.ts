@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "./database.ts";
+import type { Db } from "../engine/database.ts";
 
 // An erased customer's rows stay in the tables' files as dead versions until
 // a vacuum removes them, and in dirty pages until a checkpoint writes the

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import { DomainError } from "../domain/domain-error.ts";
+import { DomainError } from "../../domain/domain-error.ts";
 
 // A refusal found in the middle of a statement (no credit left, an
 // idempotency key already taken) must undo what the statement already wrote:

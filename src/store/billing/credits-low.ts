@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import { MODES } from "../domain/tenant.ts";
-import type { Db } from "./database.ts";
-import { outboxInsert } from "./event-outbox.ts";
+import { MODES } from "../../domain/tenant.ts";
+import type { Db } from "../engine/database.ts";
+import { outboxInsert } from "../event-outbox.ts";
 
 /**
  * Records that the account has used `threshold` % of this period's quota and
