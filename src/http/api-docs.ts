@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
+import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import { useSecurityHeaders } from "./security-headers.ts";
 
@@ -11,11 +11,8 @@ import { useSecurityHeaders } from "./security-headers.ts";
 
 const DOCUMENT = readFileSync(new URL("../../gen/openapi.json", import.meta.url), "utf8");
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
-const ASSETS: Record<string, string> = {
-  "swagger-ui.css": "text/css; charset=utf-8",
-  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-  "favicon-32x32.png": "image/png",
-};
+/** The only files of the package the page uses; the rest (its demo page among them) is not served. */
+const ASSETS = new Set(["swagger-ui.css", "swagger-ui-bundle.js", "favicon-32x32.png"]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -36,8 +33,6 @@ const PAGE = `<!doctype html>
 // A file of its own, not an inline script: the page's policy runs only this server's scripts.
 const INIT = `SwaggerUIBundle({ url: "/v1/openapi.json", dom_id: "#reference", deepLinking: true });\n`;
 
-const assetCache: Record<string, Promise<Buffer>> = {};
-
 export async function registerApiDocs(fastify: FastifyInstance): Promise<void> {
   fastify.get("/v1/openapi.json", (_request, reply) =>
     reply.header("content-type", "application/json; charset=utf-8").send(DOCUMENT),
@@ -52,13 +47,12 @@ async function registerDocsPage(fastify: FastifyInstance): Promise<void> {
   fastify.get("/docs/reference.js", (_request, reply) =>
     reply.header("content-type", "text/javascript; charset=utf-8").send(INIT),
   );
-  fastify.get<{ Params: { asset: string } }>("/docs/:asset", async (request, reply) => {
-    const type = ASSETS[request.params.asset];
-    if (type === undefined) return reply.callNotFound();
-    // Read once: the bundle is about 1 MB and never changes while the process runs.
-    const cached = assetCache[request.params.asset] ?? readFile(join(SWAGGER_UI, request.params.asset));
-    assetCache[request.params.asset] = cached;
-    const content = await cached;
-    return reply.header("content-type", type).header("cache-control", "public, max-age=86400").send(content);
+  await fastify.register(fastifyStatic, {
+    root: SWAGGER_UI,
+    prefix: "/docs/",
+    maxAge: "1d",
+    index: false,
+    list: false,
+    allowedPath: (pathName) => ASSETS.has(pathName.replace(/^\//, "")),
   });
 }
