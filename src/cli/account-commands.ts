@@ -1,6 +1,6 @@
 import type { Account } from "../../gen/callercontext/v1/admin_pb.ts";
 import { TIERS } from "../domain/tiers.ts";
-import { parseChoice, parseCount, requireOption } from "./arguments.ts";
+import { parseChoice, parseQuota, requireOption } from "./arguments.ts";
 import type { Command, CommandResult } from "./command.ts";
 import { formatAccount } from "./output.ts";
 
@@ -29,7 +29,7 @@ export const accountCommands: readonly Command[] = [
     async run({ options, admin }) {
       const name = requireOption(options, "name");
       const tier = options.tier === undefined ? undefined : parseChoice(options.tier, "--tier", TIERS);
-      const quota = options.quota === undefined ? undefined : parseCount(options.quota, "--quota");
+      const quota = options.quota === undefined ? undefined : parseQuota(options.quota, "--quota");
       return accountResult((await admin().createAccount({ name, tier, quota })).account);
     },
   },
@@ -60,7 +60,7 @@ export const accountCommands: readonly Command[] = [
     options: {},
     summary: "set the credits remaining this month",
     async run({ args, admin }) {
-      const quota = parseCount(args[1]!, "N");
+      const quota = parseQuota(args[1]!, "N");
       return accountResult((await admin().setAccountQuota({ accountId: args[0]!, quotaRemaining: quota })).account);
     },
   },

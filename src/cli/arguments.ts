@@ -1,4 +1,5 @@
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { MAX_QUOTA } from "../domain/account.ts";
 import type { Command } from "./command.ts";
 
 // argv → the command to run and its values. Two passes: a lenient one to find
@@ -14,7 +15,8 @@ export class UsageError extends Error {
 }
 
 export type CommandLine =
-  | { readonly kind: "help" }
+  /** `topic` narrows the help to a group ("accounts") or one command ("accounts create"). */
+  | { readonly kind: "help"; readonly topic?: string }
   | {
       readonly kind: "run";
       readonly command: Command;
@@ -28,16 +30,19 @@ const GLOBAL_OPTIONS: ParseArgsOptionsConfig = {
   help: { type: "boolean", short: "h" },
 };
 
-export function parseCommandLine(argv: string[], commands: readonly Command[]): CommandLine {
+export function parseCommandLine(rawArgv: string[], commands: readonly Command[]): CommandLine {
+  const argv = rawArgv.map(protectNegativeNumber);
   const allOptions = Object.assign({}, GLOBAL_OPTIONS, ...commands.map((command) => command.options));
   const loose = parseArgs({ args: argv, options: allOptions, strict: false, allowPositionals: true });
-  if (loose.values.help === true || loose.positionals[0] === "help") return { kind: "help" };
-  if (loose.positionals.length === 0) throw new UsageError("missing command");
+  const positionals = loose.positionals.map(restoreNegativeNumber);
+  if (positionals[0] === "help") return { kind: "help", topic: helpTopic(positionals.slice(1), commands) };
+  if (loose.values.help === true) return { kind: "help", topic: helpTopic(positionals, commands) };
+  if (positionals.length === 0) throw new UsageError("missing command");
 
-  const command = findCommand(loose.positionals, commands);
+  const command = findCommand(positionals, commands);
   const words = command.name.split(" ").length;
   const strict = strictParse(argv, { ...GLOBAL_OPTIONS, ...command.options });
-  const args = strict.positionals.slice(words);
+  const args = strict.positionals.map(restoreNegativeNumber).slice(words);
   if (args.length < command.args.length) {
     throw new UsageError(`${command.name} needs ${command.args.slice(args.length).join(" ")}`);
   }
@@ -49,6 +54,27 @@ export function parseCommandLine(argv: string[], commands: readonly Command[]): 
     if (typeof value === "string") options[name] = value;
   }
   return { kind: "run", command, json: strict.values.json === true, args, options };
+}
+
+/** Whether the command line asks for JSON, read without parsing it: a line that fails to parse still answers in JSON. */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+// No option of ours is a digit, so "-5" is a value (a quota, say) for the command to judge, not an unknown flag.
+const NEGATIVE = "\u0000negative:";
+const protectNegativeNumber = (arg: string) => (/^-\d/.test(arg) ? `${NEGATIVE}${arg}` : arg);
+const restoreNegativeNumber = (arg: string) => (arg.startsWith(NEGATIVE) ? arg.slice(NEGATIVE.length) : arg);
+
+/** The group or command the words name, for `help accounts` and `accounts create --help`; undefined for all. */
+function helpTopic(words: readonly string[], commands: readonly Command[]): string | undefined {
+  const [first, second] = words;
+  if (first === undefined) return undefined;
+  const exact = commands.find((command) => command.name === first || command.name === `${first} ${second}`);
+  if (exact !== undefined) return exact.name;
+  if (commands.some((command) => command.name.startsWith(`${first} `))) return first;
+  throw new UsageError(`unknown command '${first}'`);
 }
 
 function findCommand(positionals: string[], commands: readonly Command[]): Command {
@@ -82,11 +108,11 @@ export function requireOption(options: Readonly<Record<string, string | undefine
   return value;
 }
 
-/** A whole number that fits the API's uint32 fields. */
-export function parseCount(value: string, what: string): number {
+/** A quota as the server accepts one: a whole number from 0 to MAX_QUOTA. */
+export function parseQuota(value: string, what: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 0xffff_ffff) {
-    throw new UsageError(`${what} must be a whole number from 0 to 4294967295, got '${value}'`);
+  if (!/^\d+$/.test(value) || n > MAX_QUOTA) {
+    throw new UsageError(`${what} must be a whole number from 0 to ${MAX_QUOTA}, got '${value}'`);
   }
   return n;
 }

@@ -1,8 +1,8 @@
 import { toJson } from "@bufbuild/protobuf";
 import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
-import { PLATFORMS } from "../domain/integration.ts";
+import { needsAssistantId, needsSigningSecret, PLATFORMS } from "../domain/integration.ts";
 import { MODES } from "../domain/tenant.ts";
-import { parseChoice, requireOption } from "./arguments.ts";
+import { parseChoice, requireOption, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { fields } from "./output.ts";
 
@@ -37,6 +37,13 @@ export const integrationCommands: readonly Command[] = [
       const variables = (options.variables ?? "").split(",").map((name) => name.trim());
       // A secret on the command line lands in shell history; the environment is the better place.
       const signingSecret = options["signing-secret"] ?? env.CALLER_CONTEXT_SIGNING_SECRET;
+      // Checked here as the server checks them, so the message names the flag rather than the API field.
+      if (needsSigningSecret(platform) && !signingSecret) {
+        throw new UsageError(`--signing-secret (or CALLER_CONTEXT_SIGNING_SECRET) is required for ${platform}`);
+      }
+      if (needsAssistantId(platform) && !options["assistant-id"]) {
+        throw new UsageError(`--assistant-id is required for ${platform}`);
+      }
       const created = await admin().createIntegration({
         accountId,
         platform,

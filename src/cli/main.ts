@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { ConnectError } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { ConfigError, type Env, readEnv } from "../config.ts";
 import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
-import { parseCommandLine, UsageError } from "./arguments.ts";
+import { parseCommandLine, UsageError, wantsJson } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { integrationCommands } from "./integration-commands.ts";
 import { keyCommands } from "./key-commands.ts";
@@ -13,6 +14,8 @@ import { usageText } from "./usage.ts";
 
 // caller-context: the operator's client of the admin API (and `migrate`).
 // Exit codes: 0 done, 1 the operation failed, 2 the command line was wrong.
+// With --json, stdout holds exactly one JSON object either way; the reason of a
+// failure is also on stderr, one line, for scripts that read it there.
 
 const COMMANDS: readonly Command[] = [
   ...accountCommands,
@@ -26,7 +29,7 @@ const DEFAULT_URL = "http://127.0.0.1:8080";
 async function main(argv: string[], env: Env): Promise<number> {
   const line = parseCommandLine(argv, COMMANDS);
   if (line.kind === "help") {
-    process.stdout.write(usageText(COMMANDS));
+    process.stdout.write(usageText(COMMANDS, line.topic));
     return 0;
   }
   let admin: AdminClient | undefined;
@@ -65,11 +68,26 @@ function reason(error: unknown): string {
   return `${text.replace(/\s*\n\s*/g, " ")}${usage}`;
 }
 
-main(process.argv.slice(2), readEnv()).then(
+/** The failure as `--json` prints it: a code a script can branch on, and the same reason as stderr. */
+function errorJson(error: unknown): { error: { code: string; message: string } } {
+  const code =
+    error instanceof UsageError
+      ? "usage"
+      : error instanceof ConfigError
+        ? "invalid_configuration"
+        : error instanceof ConnectError
+          ? codeToString(error.code)
+          : "failed";
+  return { error: { code, message: reason(error) } };
+}
+
+const argv = process.argv.slice(2);
+main(argv, readEnv()).then(
   (code) => {
     process.exitCode = code;
   },
   (error) => {
+    if (wantsJson(argv)) process.stdout.write(`${JSON.stringify(errorJson(error))}\n`);
     process.stderr.write(`caller-context: ${reason(error)}\n`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },

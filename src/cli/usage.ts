@@ -1,21 +1,25 @@
 import type { Command } from "./command.ts";
 
-export function usageText(commands: readonly Command[]): string {
-  const entries = commands.flatMap((command) => [
-    `  ${[command.name, ...command.args, command.synopsis ?? ""].join(" ").trimEnd()}`,
-    `      ${command.summary}`,
-  ]);
+// The help text: all commands, one group ("accounts") or one command ("accounts create").
+
+export function usageText(commands: readonly Command[], topic?: string): string {
+  const shown =
+    topic === undefined ? commands : commands.filter((c) => c.name === topic || c.name.startsWith(`${topic} `));
+  const single = shown.length === 1 && shown[0]!.name === topic ? shown[0] : undefined;
+  if (single !== undefined) {
+    return [`Usage: caller-context ${synopsisOf(single)} [--json]`, "", `  ${single.summary}`, "", ...GLOBAL, ""].join(
+      "\n",
+    );
+  }
+  const entries = shown.flatMap((command) => [`  ${synopsisOf(command)}`, `      ${command.summary}`]);
   return [
-    "Usage: caller-context <command> [options] [--json]",
+    `Usage: caller-context ${topic === undefined ? "" : `${topic} `}<command> [options] [--json]`,
     "",
     "Commands:",
     ...entries,
-    "  help",
-    "      show this text",
+    ...(topic === undefined ? ["  help [COMMAND]", "      show this text, or one command's"] : []),
     "",
-    "Options:",
-    "  --json      print exactly one JSON object on stdout",
-    "  -h, --help  show this text",
+    ...GLOBAL,
     "",
     "Environment:",
     "  CALLER_CONTEXT_URL      the server (default http://127.0.0.1:8080)",
@@ -24,4 +28,14 @@ export function usageText(commands: readonly Command[]): string {
     "  DATABASE_URL, DATA_DIR  the database `migrate` applies to, as for the server",
     "",
   ].join("\n");
+}
+
+const GLOBAL = [
+  "Options:",
+  '  --json      print exactly one JSON object on stdout (on failure {"error": {"code", "message"}})',
+  "  -h, --help  show this text",
+];
+
+function synopsisOf(command: Command): string {
+  return [command.name, ...command.args, command.synopsis ?? ""].join(" ").trimEnd();
 }

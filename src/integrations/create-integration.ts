@@ -4,7 +4,13 @@ import { getAccount } from "../accounts/get-account.ts";
 import { hashSecret, randomBase62, SECRET_LENGTH } from "../domain/api-key.ts";
 import { type FieldIssue, validationError } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
-import { type Integration, isPlatform, PLATFORMS } from "../domain/integration.ts";
+import {
+  type Integration,
+  isPlatform,
+  needsAssistantId,
+  needsSigningSecret,
+  PLATFORMS,
+} from "../domain/integration.ts";
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_VARIABLE_NAME_LENGTH, MAX_VARIABLES_PER_CALL } from "../domain/limits.ts";
 import { insertIntegration } from "../store/integration-repository.ts";
 import { isEd25519PublicKey } from "./ed25519-signature.ts";
@@ -32,7 +38,6 @@ export interface CreatedIntegration {
 const MAX_SECRET_LENGTH = 512;
 
 /** Platforms that sign with a secret of their own, which must be stored to check the signature. */
-const SIGNING_PLATFORMS: readonly string[] = ["retell", "elevenlabs", "telnyx"];
 
 export async function createIntegration(
   deps: Pick<AccountDeps, "db" | "clock" | "monthlyQuota" | "secrets">,
@@ -43,7 +48,7 @@ export async function createIntegration(
     issues.push({ path: ["platform"], message: `Expected one of: ${PLATFORMS.join(", ")}` });
   if (input.name.trim() === "") issues.push({ path: ["name"], message: "Required" });
   checkText(issues, ["name"], input.name, MAX_ACCOUNT_NAME_LENGTH);
-  if (SIGNING_PLATFORMS.includes(input.platform) && !input.signingSecret) {
+  if (needsSigningSecret(input.platform) && !input.signingSecret) {
     issues.push({
       path: ["signing_secret"],
       message: `Required for ${input.platform}: the ${input.platform === "telnyx" ? "public key" : "secret"} it signs webhooks with`,
@@ -57,7 +62,7 @@ export async function createIntegration(
         "For telnyx: the account's public key as Mission Control shows it, the base64 of 32 bytes (44 characters)",
     });
   }
-  if (input.platform === "vapi" && !input.assistantId) {
+  if (needsAssistantId(input.platform) && !input.assistantId) {
     issues.push({ path: ["assistant_id"], message: "Required for vapi: the assistant that answers inbound calls" });
   }
   checkText(issues, ["assistant_id"], input.assistantId, MAX_VARIABLE_NAME_LENGTH);

@@ -59,6 +59,10 @@ async function cliJson(args: string[], env?: Record<string, string | undefined>)
 function expectOneLineError(result: CliResult, code: number, pattern: RegExp): void {
   expect(result.code).toBe(code);
   expect(result.stdout).toBe("");
+  expectStderrLine(result, pattern);
+}
+
+function expectStderrLine(result: CliResult, pattern: RegExp): void {
   expect(result.stderr.endsWith("\n")).toBe(true);
   expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   expect(result.stderr).toMatch(pattern);
@@ -189,8 +193,28 @@ describe("keys", () => {
 
 describe("errors", () => {
   test("an unknown account exits 1 with the server's reason on one stderr line", async () => {
-    const result = await cli(["accounts", "show", "acct_missing", "--json"]);
+    const result = await cli(["accounts", "show", "acct_missing"]);
     expectOneLineError(result, 1, /^caller-context: Account 'acct_missing' not found \(404\)\n$/);
+  });
+
+  test("with --json a failure is exactly one JSON object on stdout, its code and reason, and exits non-zero", async () => {
+    const missing = await cli(["accounts", "show", "acct_missing", "--json"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout.trimEnd().split("\n")).toHaveLength(1);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      error: { code: "not_found", message: "Account 'acct_missing' not found (404)" },
+    });
+    expectStderrLine(missing, /^caller-context: Account 'acct_missing' not found \(404\)\n$/);
+
+    const usage = await cli(["accounts", "set-quota", "acct_x", "lots", "--json"]);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toEqual({
+      error: { code: "usage", message: expect.stringMatching(/^N must be a whole number/) },
+    });
+    const unknown = await cli(["nope", "--json"]);
+    expect(JSON.parse(unknown.stdout).error.code).toBe("usage");
+    const denied = await cli(["accounts", "show", "acct_x", "--json"], { ADMIN_TOKEN: "wrong-token-0123456789" });
+    expect([denied.code, JSON.parse(denied.stdout).error.code]).toEqual([1, "unauthenticated"]);
   });
 
   test("revoking an unknown key exits 1", async () => {
@@ -198,7 +222,7 @@ describe("errors", () => {
   });
 
   test("accounts create without --name is a usage error (exit 2)", async () => {
-    expectOneLineError(await cli(["accounts", "create", "--json"]), 2, /^caller-context: --name is required/);
+    expectOneLineError(await cli(["accounts", "create"]), 2, /^caller-context: --name is required/);
   });
 
   test("a tier outside the list is a usage error (exit 2)", async () => {
@@ -207,6 +231,14 @@ describe("errors", () => {
 
   test("a quota that is not a whole number is a usage error (exit 2)", async () => {
     expectOneLineError(await cli(["accounts", "set-quota", "acct_x", "1.5"]), 2, /N must be a whole number/);
+  });
+
+  test("a negative quota, or one above what the server stores, is named as a bad N (exit 2), not as an option", async () => {
+    const bound = /N must be a whole number from 0 to 2147483647, got '(-5|2147483648)'/;
+    expectOneLineError(await cli(["accounts", "set-quota", "acct_x", "-5"]), 2, bound);
+    expectOneLineError(await cli(["accounts", "set-quota", "acct_x", "2147483648"]), 2, bound);
+    const account = await cliJson(["accounts", "create", "--name", "Biggest", "--quota", "2147483647"]);
+    expect(account.quota_remaining).toBe(2147483647);
   });
 
   test("an unknown command or option is a usage error (exit 2)", async () => {
@@ -227,6 +259,23 @@ describe("errors", () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const result = await cli(["accounts", "show", "acct_x"], { CALLER_CONTEXT_URL: url });
     expectOneLineError(result, 1, /^caller-context: cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+  });
+
+  test("--help after a group or a command prints only that group's or command's usage", async () => {
+    const group = await cli(["accounts", "--help"]);
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain("accounts set-quota ACCOUNT_ID N");
+    expect(group.stdout).not.toContain("keys revoke");
+    for (const args of [
+      ["accounts", "create", "--help"],
+      ["help", "accounts", "create"],
+    ]) {
+      const one = await cli(args);
+      expect(one.code).toBe(0);
+      expect(one.stdout).toMatch(/^Usage: caller-context accounts create --name NAME/);
+      expect(one.stdout).not.toContain("accounts show");
+    }
+    expectOneLineError(await cli(["help", "nope"]), 2, /unknown command 'nope'/);
   });
 
   test("help prints usage on stdout and exits 0", async () => {
@@ -293,6 +342,15 @@ describe("integrations", () => {
     expect(wrong.stderr).toContain("signing_secret");
     const created = await cliJson(args, { CALLER_CONTEXT_SIGNING_SECRET: TELNYX_KEYS.publicKey });
     expect(created.integration).toMatchObject({ platform: "telnyx", has_signing_secret: true });
+  });
+
+  test("a platform's required flags are checked as the server checks them, and named as flags (exit 2)", async () => {
+    const base = ["integrations", "create", "--account", "acct_x", "--name", "x", "--platform"];
+    for (const platform of ["retell", "elevenlabs", "telnyx"]) {
+      const result = await cli([...base, platform], { CALLER_CONTEXT_SIGNING_SECRET: undefined });
+      expectOneLineError(result, 2, new RegExp(`--signing-secret .* is required for ${platform}`));
+    }
+    expectOneLineError(await cli([...base, "vapi"]), 2, /--assistant-id is required for vapi/);
   });
 
   test("a platform outside the list is a usage error (exit 2)", async () => {
