@@ -1,6 +1,6 @@
 import { type CallDriver, failureLabel, failureMessage } from "../load/call-driver.ts";
 import { isRefusal } from "../load/open-loop.ts";
-import type { TargetCheck } from "../report/targets.ts";
+import type { TargetCheck, WriteReadBack } from "../report/results.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
 
 // What the client was told, read back from the database after the bursts: a
@@ -17,21 +17,6 @@ export interface WriteLedger {
   /** Answered 503 / UNAVAILABLE when the time budget ran out. */
   readonly startsTimedOut: string[];
   readonly endsAcknowledged: string[];
-}
-
-export interface WriteReadBack {
-  readonly startsAcknowledged: number;
-  readonly startsShed: number;
-  readonly startsTimedOut: number;
-  readonly endsAcknowledged: number;
-  /** Acknowledged starts with no call row. */
-  readonly startsLost: number;
-  /** Acknowledged ends whose call has no end recorded. */
-  readonly endsLost: number;
-  /** Starts refused by the admission control that left a call row. */
-  readonly shedWithRow: number;
-  /** Starts answered 503 by their time budget whose write landed all the same (a wrong answer). */
-  readonly timedOutWithRow: number;
 }
 
 export function createWriteLedger(): WriteLedger {

@@ -1,19 +1,8 @@
+import type { AdmissionSamples } from "../report/results.ts";
+
 // The server's admission gauges (/metrics), read every quarter second during a
 // burst: where the limit settled, how full the limit and the queue were, and
 // why calls were refused (at once past a full queue, or after waiting in it).
-
-export interface AdmissionSamples {
-  readonly samples: number;
-  readonly limitMin: number;
-  readonly limitMean: number;
-  readonly limitMax: number;
-  readonly inFlightMax: number;
-  readonly queuedMax: number;
-  /** Refusals between the first and the last sample, by reason (limit, queue_forecast, queue_timeout, pressure, deadline). */
-  readonly refusedByReason: Readonly<Record<string, number>>;
-  /** The largest p99 of the server's event-loop delay over one sampling interval (prom-client resets it per scrape). */
-  readonly loopDelayP99MaxMs: number;
-}
 
 const INTERVAL_MS = 250;
 const GAUGES = ["admission_limit", "admission_in_flight", "admission_queued"] as const;

@@ -2,9 +2,10 @@ import { type ClosedLoopOptions, runClosedLoop } from "../load/closed-loop.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import { createStoreDriver } from "../load/store-load.ts";
 import { customersOf, type Workload } from "../load/workload.ts";
+import type { PhaseResult } from "../report/results.ts";
 import { startBareServer } from "../service/bare-process.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
-import { measurePhase, type PhaseResult } from "./phase.ts";
+import { measurePhase } from "./phase.ts";
 import { createResourceMonitor } from "./resources.ts";
 
 // The two physical limits the service is compared with, measured by the same

@@ -3,9 +3,10 @@ import { runOpenLoop } from "../load/open-loop.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import { createStoreDriver } from "../load/store-load.ts";
 import { customersOf, type Workload } from "../load/workload.ts";
+import type { PhaseResult } from "../report/results.ts";
 import { startBareServer } from "../service/bare-process.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
-import { measurePhase, type PhaseResult } from "./phase.ts";
+import { measurePhase } from "./phase.ts";
 import { createResourceMonitor, type ResourceMonitor } from "./resources.ts";
 
 // The latency floors at a given offered rate: the call's statements alone

@@ -1,22 +1,12 @@
 import { type CallDriver, failureLabel } from "../load/call-driver.ts";
 import type { Workload } from "../load/workload.ts";
+import type { GrowthRecord } from "../report/results.ts";
 import { progress } from "./phase.ts";
 
 // Before the measured phases, new callers call the service for real, so part
 // of the population was written by the service's own statements (customers,
 // identifiers, dialled numbers, intents, variables, calls) and not by the
 // bulk SQL seed. Not timed as a phase; it reports how many customers it added.
-
-export interface GrowthRecord {
-  /** Calls attempted, each from a number never seen before. */
-  readonly calls: number;
-  /** Distinct customer_refs answered: the customers these calls created. */
-  readonly customersAdded: number;
-  /** Failed requests by kind (a call whose start failed counts once). */
-  readonly errors: Readonly<Record<string, number>>;
-  readonly seconds: number;
-  readonly via: string;
-}
 
 export async function growPopulation(
   driver: CallDriver,

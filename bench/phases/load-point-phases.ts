@@ -1,10 +1,10 @@
 import type { CallDriver } from "../load/call-driver.ts";
 import type { Workload } from "../load/workload.ts";
+import type { PhaseKey, PhaseResult } from "../report/results.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
 import type { Service } from "../service/service.ts";
 import { measureDbFloor, measureHttpFloor } from "./floors.ts";
 import { FLOOR_POINT, type LoadPoint, loadPoints } from "./load-points.ts";
-import type { PhaseKey, PhaseResult } from "./phase.ts";
 import { openLoopPhase } from "./service-phases.ts";
 
 // The service's open loops at load points relative to its own capacity (the

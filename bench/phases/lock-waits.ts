@@ -1,26 +1,11 @@
 import pg from "pg";
+import type { LockWaitSummary } from "../report/results.ts";
 
 // What the benchmark database's backends wait for, sampled while a phase
 // runs: the evidence whether calls queue on a row lock (one account's quota
 // row) or on something else. A row-lock queue shows as wait_event_type Lock:
 // `transactionid` (waiting for the row's holder to end) and `tuple` (waiting
 // behind another waiter), named with the row's table when it can be told.
-
-export interface LockWaitSummary {
-  readonly samples: number;
-  readonly intervalMs: number;
-  /** Backends waiting for a lock (wait_event_type 'Lock', or a lock not granted in pg_locks), per sample. */
-  readonly lockWaitingMean: number;
-  readonly lockWaitingMax: number;
-  /** Samples with at least one backend waiting for a lock, in %. */
-  readonly samplesWithLockWaitPercent: number;
-  /** Backends running a statement (state 'active'), per sample. */
-  readonly activeMean: number;
-  /** Active backends per sample by what they wait for ("CPU" when nothing), largest first. */
-  readonly activeByWait: Readonly<Record<string, number>>;
-  /** Why sampling stopped early, if it did. */
-  readonly error?: string;
-}
 
 export interface LockWaitSampler {
   stop(): Promise<LockWaitSummary>;

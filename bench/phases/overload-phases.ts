@@ -2,10 +2,11 @@ import type { CallDriver } from "../load/call-driver.ts";
 import { createLatencyRecorder } from "../load/histogram.ts";
 import { runOpenLoop } from "../load/open-loop.ts";
 import type { Workload } from "../load/workload.ts";
+import type { BurstResult, OverloadResult, PhaseResult } from "../report/results.ts";
 import type { Service } from "../service/service.ts";
-import { createWriteLedger, recordWrites, type WriteLedger, type WriteReadBack } from "./acknowledged-writes.ts";
-import { type AdmissionSamples, sampleAdmission } from "./admission-sampler.ts";
-import { measurePhase, type PhaseResult, progress } from "./phase.ts";
+import { createWriteLedger, recordWrites, type WriteLedger } from "./acknowledged-writes.ts";
+import { sampleAdmission } from "./admission-sampler.ts";
+import { measurePhase, progress } from "./phase.ts";
 
 // Bursts past capacity. C is the closed-loop calls/s of the same run over the
 // same protocol; the service is offered 0.5 × C (the latency to recover to),
@@ -18,39 +19,6 @@ const RECOVERED_WITHIN = 1.2;
 /** The fewest seconds of calls a recovery is judged on: one second's p99 (70 starts at 0.5 × C) is its worst one. */
 const JUDGED_OVER_BUCKETS = 2;
 const BUCKET_MS = 1000;
-
-export interface BurstResult {
-  readonly factor: number;
-  readonly offeredCallsPerSecond: number;
-  /** Calls whose start and end both succeeded, per second. */
-  readonly goodputCallsPerSecond: number;
-  /** Starts refused with 503 / UNAVAILABLE. */
-  readonly refused: number;
-  /** Starts that failed otherwise (timeouts, resets). */
-  readonly failedOtherwise: number;
-  readonly refusalP99Ms: number;
-  /** The same from the client's actual send: the client's own lag left out (a diagnosis, not the target). */
-  readonly refusalFromSendP99Ms: number;
-  readonly acceptedStartP99Ms: number;
-  /** Seconds from the end of the burst until the start p99 was back; undefined: not within the recovery window. */
-  readonly recoverySeconds: number | undefined;
-  /** The start p99 of each second after the burst (a failed start counting as endless), to read a recovery by. */
-  readonly recoveryP99sMs: readonly number[];
-  /** The server's admission gauges during the burst. */
-  readonly admission?: AdmissionSamples;
-}
-
-export interface OverloadResult {
-  readonly via: string;
-  readonly limiter: "on" | "off";
-  readonly capacityCallsPerSecond: number;
-  readonly baselineStartP99Ms: number;
-  readonly referenceGoodputCallsPerSecond: number;
-  readonly recoveryWindowSeconds: number;
-  readonly bursts: readonly BurstResult[];
-  /** The acknowledged writes of every phase here, read back once the server has stopped. */
-  readonly writes?: WriteReadBack;
-}
 
 export interface OverloadOptions {
   readonly capacityCallsPerSecond: number;

@@ -1,22 +1,13 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import pg from "pg";
+import type { PgbenchAnchor } from "../report/results.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
 import { progress } from "./phase.ts";
 
 // An anchor measured in the same run on the same PostgreSQL server: pgbench's
 // TPC-B transactions/s in a scratch database. At scale 1 every transaction
 // updates the one branches row, as every call updates the one account row.
-
-export type PgbenchAnchor =
-  | {
-      readonly tps: number;
-      readonly clients: number;
-      readonly threads: number;
-      readonly scale: number;
-      readonly seconds: number;
-    }
-  | { readonly skipped: string };
 
 const run = promisify(execFile);
 const THREADS = 2;

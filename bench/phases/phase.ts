@@ -1,36 +1,9 @@
 import type { LoopResult } from "../load/loop-result.ts";
-import type { ResourceMonitor, ResourceUsage } from "./resources.ts";
+import type { PhaseResult } from "../report/results.ts";
+import type { ResourceMonitor } from "./resources.ts";
 
 // One measured phase: which load, over what, on how many callers, and what
 // it cost the machine.
-
-export type PhaseKey =
-  | "ceiling.db"
-  | "ceiling.http"
-  | "floor.db"
-  | "floor.http"
-  | "open.rest"
-  | "open.grpc"
-  | "closed.rest"
-  | "closed.grpc"
-  | "scaled.rest"
-  | "scaled.grpc"
-  | "soak"
-  | "burst.rest"
-  | "burst.grpc";
-
-export interface PhaseResult {
-  readonly key: PhaseKey;
-  readonly title: string;
-  /** Open loops at a load point: "50 %" or "80 %" of the closed-loop calls/s, "fixed" (--rate); floors add the protocol. */
-  readonly point?: string;
-  /** REST, gRPC, store (no HTTP), bare HTTP, or REST+gRPC. */
-  readonly via: string;
-  /** Seeded callers; undefined for the bare HTTP server. */
-  readonly customers: number | undefined;
-  readonly loop: LoopResult;
-  readonly resources: ResourceUsage;
-}
 
 export async function measurePhase(
   monitor: ResourceMonitor,

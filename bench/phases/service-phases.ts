@@ -2,8 +2,9 @@ import type { CallDriver } from "../load/call-driver.ts";
 import { type ClosedLoopOptions, runClosedLoop } from "../load/closed-loop.ts";
 import { type OpenLoopOptions, runOpenLoop } from "../load/open-loop.ts";
 import { customersOf, type Workload } from "../load/workload.ts";
+import type { PhaseKey, PhaseResult } from "../report/results.ts";
 import type { Service } from "../service/service.ts";
-import { measurePhase, type PhaseKey, type PhaseResult } from "./phase.ts";
+import { measurePhase } from "./phase.ts";
 
 // The service's phases. Each gets a driver of its own, closed afterwards.
 

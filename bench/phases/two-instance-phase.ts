@@ -5,11 +5,12 @@ import { createGrpcDriver } from "../load/grpc-load.ts";
 import type { LoopResult } from "../load/loop-result.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import type { Workload } from "../load/workload.ts";
+import type { ScaleOutResult, ScaleOutRun } from "../report/results.ts";
 import { createApiKeys } from "../service/api-keys.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
 import { redisProblem, withoutPassword } from "../service/redis-check.ts";
 import { createService, type Service } from "../service/service.ts";
-import { type LockWaitSummary, startLockWaitSampler } from "./lock-waits.ts";
+import { startLockWaitSampler } from "./lock-waits.ts";
 import { progress } from "./phase.ts";
 
 // Scale-out: two instances of the service on the same PostgreSQL database,
@@ -17,45 +18,6 @@ import { progress } from "./phase.ts";
 // instance carries the closed loop while the second idles, then both carry
 // half of it each: the only difference is the second instance. Calls
 // alternate REST and gRPC on every instance, so both protocols are in both runs.
-
-export interface PartiesCpu {
-  /** Per instance, % of one core (the second idles in the one-instance run). */
-  readonly serversPercent: readonly number[];
-  readonly clientPercent: number;
-  readonly postgresPercent: number;
-  /** CPU no measured process used: other work on the machine. */
-  readonly otherPercent: number;
-  /** % of all cores. */
-  readonly machinePercent: number;
-}
-
-export interface ScaleOutRun {
-  readonly instancesLoaded: number;
-  readonly callsPerSecond: number;
-  /** One closed loop per loaded instance, C split between them. */
-  readonly perInstance: readonly LoopResult[];
-  readonly cpu: PartiesCpu;
-  /** CPU time per completed call, ms: all servers together, PostgreSQL, the client. */
-  readonly cpuMsPerCall: { readonly servers: number; readonly postgres: number; readonly client: number };
-  readonly lockWaits: LockWaitSummary;
-}
-
-export interface ScaleOutResult {
-  readonly oneInstanceCallsPerSecond: number;
-  readonly twoInstanceCallsPerSecond: number;
-  /** two / one. */
-  readonly ratio: number;
-  readonly perInstanceCallsPerSecond: readonly number[];
-  /** Calls in flight over all instances, as in the one-instance closed loop. */
-  readonly concurrency: number;
-  readonly via: string;
-  readonly customers: number;
-  /** REDIS_URL of both instances, without a password. */
-  readonly redis: string;
-  readonly one: ScaleOutRun;
-  readonly two: ScaleOutRun;
-  readonly serverWarnings: Readonly<Record<string, number>>;
-}
 
 export interface ScaleOutOptions {
   readonly concurrency: number;

@@ -1,43 +1,9 @@
 import { isOverloaded } from "../load/loop-result.ts";
-import type { PhaseKey, PhaseResult } from "../phases/phase.ts";
 import { DISTURBED_ABOVE_PERCENT, otherCpuPercent } from "../phases/resources.ts";
-import type { BenchResults } from "./results-file.ts";
+import type { Analysis, BenchResults, PhaseKey, PhaseResult, Ratio, ScaleRow } from "./results.ts";
 
 // Figures derived from the phases: the service against its two ceilings, the
 // latency at the larger population against the smaller, and memory.
-
-export interface Ratio {
-  readonly text: string;
-  /** Percent, or a plain factor for the scale ratios. */
-  readonly value: number;
-}
-
-export interface ScaleRow {
-  readonly via: string;
-  readonly operation: "start" | "end";
-  readonly p99Before: number;
-  readonly p99After: number;
-  readonly ratio: number;
-  /** Either run was overloaded: the ratio compares backlogs. */
-  readonly overloaded: boolean;
-}
-
-export interface Analysis {
-  readonly ceilingRatios: readonly Ratio[];
-  /** Phases during which other work took more than DISTURBED_ABOVE_PERCENT of a core. */
-  readonly disturbedPhases: readonly string[];
-  readonly scale?: { readonly from: number; readonly to: number; readonly rows: readonly ScaleRow[] };
-  readonly memory: {
-    /** The server's largest RSS over every phase that loaded it. */
-    readonly maxRssMb?: number;
-    readonly soak?: {
-      readonly seconds: number;
-      readonly startMb: number;
-      readonly endMb: number;
-      readonly growthPercent: number;
-    };
-  };
-}
 
 const SERVICE_PHASES: readonly PhaseKey[] = [
   "open.rest",

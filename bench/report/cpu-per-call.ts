@@ -1,4 +1,4 @@
-import type { PhaseResult } from "../phases/phase.ts";
+import type { PhaseResult } from "./results.ts";
 
 // CPU per completed call, per party: a load-independent figure (unlike
 // latency on a shared two-core machine) that says where a call's work goes.

@@ -1,15 +1,7 @@
 import os from "node:os";
+import type { MachineDescription } from "./results.ts";
 
 // The machine the figures belong to.
-
-export interface MachineDescription {
-  readonly cpuModel: string;
-  readonly cpuCount: number;
-  readonly totalMemoryGb: number;
-  readonly os: string;
-  readonly node: string;
-  readonly database: { readonly kind: string; readonly version: string };
-}
 
 export function describeMachine(database: { kind: string; version: string }): MachineDescription {
   const cpus = os.cpus();

@@ -1,23 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import type { ProfileSummary } from "./results.ts";
 
 // Where the server's CPU time went, from the .cpuprofile files V8 writes with
 // --cpu-prof: self time per function and per package (or source file),
 // as shares of the busy time (idle excluded).
-
-export interface ProfileEntry {
-  readonly name: string;
-  readonly selfMs: number;
-  readonly percent: number;
-}
-
-export interface ProfileSummary {
-  readonly files: readonly string[];
-  readonly busyMs: number;
-  readonly idleMs: number;
-  readonly topFunctions: readonly ProfileEntry[];
-  readonly topModules: readonly ProfileEntry[];
-}
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];

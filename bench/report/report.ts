@@ -1,12 +1,9 @@
 import { isOverloaded } from "../load/loop-result.ts";
-import type { PhaseResult } from "../phases/phase.ts";
 import { DISTURBED_ABOVE_PERCENT, otherCpuPercent } from "../phases/resources.ts";
-import type { Analysis } from "./analysis.ts";
 import { cpuPerCall } from "./cpu-per-call.ts";
-import type { BenchResults } from "./results-file.ts";
+import type { Analysis, BenchResults, PhaseResult, TargetCheck } from "./results.ts";
 import { formatScaleOut } from "./scale-out-report.ts";
 import { fixed, formatTable, grouped } from "./table.ts";
-import type { TargetCheck } from "./targets.ts";
 
 // The report on standard output: what ran where, latency, throughput and
 // resources per phase, the ceilings, scale, memory, the targets, and where

@@ -1,6 +1,5 @@
 import { DISTURBED_ABOVE_PERCENT } from "../phases/resources.ts";
-import type { ScaleOutRun } from "../phases/two-instance-phase.ts";
-import type { BenchResults } from "./results-file.ts";
+import type { BenchResults, ScaleOutRun } from "./results.ts";
 import { fixed, formatTable } from "./table.ts";
 
 // The report's lines on the two-instance phase: calls/s with one instance and

@@ -1,13 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import type { SourceVersion } from "./results.ts";
 
 // Which code the figures belong to: the commit, and whether the working tree
 // had changes outside bench/ (read-only git commands).
-
-export interface SourceVersion {
-  readonly commit: string;
-  readonly changedFiles: number;
-}
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

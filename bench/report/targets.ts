@@ -1,25 +1,13 @@
 import { isOverloaded } from "../load/loop-result.ts";
 import { acknowledgedWritesCheck } from "../phases/acknowledged-writes.ts";
 import { FLOOR_POINT } from "../phases/load-points.ts";
-import type { OverloadResult } from "../phases/overload-phases.ts";
-import type { PhaseKey } from "../phases/phase.ts";
-import type { Analysis } from "./analysis.ts";
 import { phaseOf } from "./analysis.ts";
-import type { BenchResults, ScaleOutResult } from "./results-file.ts";
+import type { Analysis, BenchResults, OverloadResult, PhaseKey, ScaleOutResult, TargetCheck } from "./results.ts";
 
 // The targets, each with what was measured and whether it was met. They are
 // ratios to limits measured in the same run on the same machine (absolute
 // times are context only). A target whose phase did not run is reported as
 // not measured, never as met; a comparison of backlogs as n/a.
-
-export interface TargetCheck {
-  readonly target: string;
-  readonly measured: string;
-  /** undefined: not measured in this run, or not applicable (notApplicable). */
-  readonly met: boolean | undefined;
-  /** Measured, but the comparison means nothing here (an overloaded phase, another database). */
-  readonly notApplicable?: boolean;
-}
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const rate = (value: number) => `${value.toFixed(1)} calls/s`;

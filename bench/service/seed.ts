@@ -14,6 +14,7 @@ import {
   HAS_VARIABLES_SQL,
 } from "../load/population.ts";
 import { progress } from "../phases/phase.ts";
+import type { SeedRecord } from "../report/results.ts";
 import { type BenchDatabase, databaseVersion } from "./bench-database.ts";
 
 // Seeds the bench account and a population of callers straight in SQL
@@ -122,12 +123,6 @@ function batchStatements(first: number, last: number): string[] {
        cross join (values ('preferred_language', 'en'), ('last_agent', 'Morgan'), ('tier', 'gold')) as v (name, value)
        where ${HAS_VARIABLES_SQL}`,
   ];
-}
-
-export interface SeedRecord {
-  readonly from: number;
-  readonly to: number;
-  readonly seconds: number;
 }
 
 /**
