@@ -7,7 +7,7 @@ import { DomainError } from "../domain/domain-error.ts";
 import { type Integration, SUMMARY_VARIABLE } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
 import { PLATFORM_ADAPTERS } from "./platforms/platform-adapters.ts";
-import type { WebhookAnswer } from "./receive-webhook.ts";
+import type { WebhookAnswer } from "./webhook-answer.ts";
 import type { WebhookDeps } from "./webhook-deps.ts";
 
 /**

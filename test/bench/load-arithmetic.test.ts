@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { cpuPerCall } from "../../bench/cpu-per-call.ts";
-import { loadPoints } from "../../bench/load-points.ts";
-import { recoveryOf } from "../../bench/overload-phases.ts";
-import { parseTps } from "../../bench/pgbench-anchor.ts";
-import { DIALLED_NUMBERS } from "../../bench/population.ts";
-import { checkScaleOut } from "../../bench/targets.ts";
-import { createWorkload, customersOf } from "../../bench/workload.ts";
+import { DIALLED_NUMBERS } from "../../bench/load/population.ts";
+import { createWorkload, customersOf } from "../../bench/load/workload.ts";
+import { loadPoints } from "../../bench/phases/load-points.ts";
+import { recoveryOf } from "../../bench/phases/overload-phases.ts";
+import { parseTps } from "../../bench/phases/pgbench-anchor.ts";
+import { cpuPerCall } from "../../bench/report/cpu-per-call.ts";
+import { checkScaleOut } from "../../bench/report/targets.ts";
 
 // The benchmark's own arithmetic: load points, CPU per call, the pgbench
 // figure, the scale-out target, and the shape of the simulated calls.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RequestFailure } from "../../bench/call-driver.ts";
-import { runOpenLoop } from "../../bench/open-loop.ts";
-import { createWorkload } from "../../bench/workload.ts";
+import { RequestFailure } from "../../bench/load/call-driver.ts";
+import { runOpenLoop } from "../../bench/load/open-loop.ts";
+import { createWorkload } from "../../bench/load/workload.ts";
 
 // The open loop times a refusal twice: from its scheduled send (the target,
 // as a caller counts) and from the client's actual send, which leaves out the

@@ -1,0 +1,271 @@
+import { parseArgs } from "node:util";
+import type { CallDriver } from "../load/call-driver.ts";
+import { runClosedLoop } from "../load/closed-loop.ts";
+import { createGrpcDriver } from "../load/grpc-load.ts";
+import { runOpenLoop } from "../load/open-loop.ts";
+import { createRestDriver } from "../load/rest-load.ts";
+import { createWorkload } from "../load/workload.ts";
+import { sampleAdmission } from "../phases/admission-sampler.ts";
+import { progress } from "../phases/phase.ts";
+import { scopePostgresCpu } from "../phases/resources.ts";
+import { fixed, formatTable } from "../report/table.ts";
+import { createApiKeys } from "../service/api-keys.ts";
+import { createBenchDatabase } from "../service/bench-database.ts";
+import { seedPopulation } from "../service/seed.ts";
+import { randomToken } from "../service/server-process.ts";
+import { createService } from "../service/service.ts";
+
+// `npm run bench:burst-ab -- --a "ADMISSION_CONTROL=on" --b "ADMISSION_CONTROL=off"`:
+// a same-run A/B of two server settings under bursts. C (REST closed loop, 16 in
+// flight) is measured once; then each round starts a server with A and one with
+// B, in alternating order (AB, BA, …), and offers each protocol `--factor` × C
+// for `--seconds` after `--steady` seconds at 0.5 × C (whose start p99 is
+// reported too). A variant is NAME=value settings and Node flags (words
+// starting with --, after `npm start`'s own: `--a="--max-semi-space-size=8"`).
+// The machine's drift hits both variants alike; compare the variants within
+// a round and their medians.
+// Needs DATABASE_URL (a fresh database is created there).
+
+const { values } = parseArgs({
+  options: {
+    a: { type: "string", default: "" },
+    b: { type: "string", default: "" },
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "5" },
+    factor: { type: "string", default: "3" },
+    warmup: { type: "string", default: "5" },
+    steady: { type: "string", default: "1" },
+    customers: { type: "string", default: "10000" },
+  },
+});
+const variants = [
+  { name: "A", ...parseVariant(values.a) },
+  { name: "B", ...parseVariant(values.b) },
+];
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const factor = Number(values.factor);
+const warmupSeconds = Number(values.warmup);
+const steadySeconds = Number(values.steady);
+const customers = Number(values.customers);
+if (!process.env.DATABASE_URL) throw new Error("DATABASE_URL must name a PostgreSQL server");
+
+interface BurstRow {
+  readonly variant: string;
+  readonly round: number;
+  readonly via: string;
+  readonly goodput: number;
+  readonly refused: number;
+  readonly refusalP99Ms: number;
+  /** The same from the client's actual send (its own lag left out). */
+  readonly refusalFromSendP99Ms: number;
+  readonly acceptedP99Ms: number;
+  readonly otherFailures: number;
+  readonly serverCpu: number;
+  readonly serverWaits: number;
+  /** The worst p99 of the server's event-loop delay over a quarter second of the burst. */
+  readonly loopDelayMs: number;
+  /** How late the client itself sent starts (p99): a client too starved to keep its timetable shows here. */
+  readonly clientLagMs: number;
+  readonly machineCpu: number;
+  /** The start p99 at 0.5 × C over the `--steady` seconds before the burst. */
+  readonly steadyP99Ms: number;
+  readonly serverRssMaxMb: number;
+}
+
+const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+scopePostgresCpu(stamp);
+const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
+const rows: BurstRow[] = [];
+try {
+  await seedPopulation(database, 0, customers);
+  const workload = createWorkload({ population: customers, runTag: stamp });
+  const adminToken = randomToken();
+  const serviceWith = (variant: (typeof variants)[number]) =>
+    createService({
+      databaseEnv: database.env,
+      adminToken,
+      serverEnv: variant.env,
+      nodeFlags: variant.nodeFlags,
+      postgres: true,
+    });
+
+  const first = serviceWith(variants[0]);
+  await first.start();
+  const capacity = await (async () => {
+    const rest = createRestDriver(first.url, await createApiKeys(first.url, adminToken, 10), 16);
+    try {
+      return (await runClosedLoop(rest, workload, { concurrency: 16, durationSeconds: 5, warmupSeconds: 1 }))
+        .callsPerSecond;
+    } finally {
+      await rest.close();
+      await first.stop();
+    }
+  })();
+  progress(`C = ${capacity.toFixed(1)} calls/s (REST closed loop, 16 in flight, variant A)`);
+
+  for (let round = 1; round <= rounds; round++) {
+    for (const variant of round % 2 === 1 ? variants : [...variants].reverse()) {
+      const service = serviceWith(variant);
+      await service.start();
+      try {
+        const keys = await createApiKeys(service.url, adminToken, 10);
+        const drivers: [string, () => CallDriver][] = [
+          ["REST", () => createRestDriver(service.url, keys, 256)],
+          ["gRPC", () => createGrpcDriver(service.url, keys)],
+        ];
+        for (const [via, make] of drivers) {
+          const driver = make();
+          try {
+            if (warmupSeconds > 0) {
+              await runClosedLoop(driver, workload, {
+                concurrency: 16,
+                durationSeconds: warmupSeconds,
+                warmupSeconds: 0,
+              });
+            }
+            const steady = await runOpenLoop(driver, workload, {
+              callsPerSecond: 0.5 * capacity,
+              durationSeconds: steadySeconds,
+            });
+            const finish = service.monitor.begin();
+            const sampled = sampleAdmission(service.metricsUrl);
+            const burst = await runOpenLoop(driver, workload, {
+              callsPerSecond: factor * capacity,
+              durationSeconds: seconds,
+            });
+            const usage = finish();
+            const admission = await sampled();
+            const refused = burst.refusals?.count ?? 0;
+            rows.push({
+              variant: variant.name,
+              round,
+              via,
+              goodput: burst.callsPerSecond,
+              refused,
+              refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
+              refusalFromSendP99Ms: burst.refusalsFromSend?.p99Ms ?? Number.NaN,
+              acceptedP99Ms: burst.start.latency.p99Ms,
+              otherFailures: burst.start.errors - refused + burst.end.errors,
+              serverCpu: usage.serverCpuPercent ?? Number.NaN,
+              serverWaits: usage.serverRunQueueWaitPercent ?? Number.NaN,
+              loopDelayMs: admission?.loopDelayP99MaxMs ?? Number.NaN,
+              clientLagMs: burst.sendLag?.p99Ms ?? Number.NaN,
+              machineCpu: usage.machineCpuPercent,
+              steadyP99Ms: steady.start.latency.p99Ms,
+              serverRssMaxMb: usage.serverRssMaxMb ?? Number.NaN,
+            });
+            progress(`round ${round} ${variant.name} ${via}: ${describe(rows[rows.length - 1])}`);
+          } finally {
+            await driver.close();
+          }
+        }
+      } finally {
+        await service.stop();
+      }
+    }
+  }
+} finally {
+  await database.dispose();
+}
+
+process.stdout.write(
+  `\nBursts at ${factor} × C for ${seconds} s, ${rounds} rounds\n` +
+    variants
+      .map(
+        (v) =>
+          `${v.name}: ${
+            [...Object.entries(v.env).map(([k, val]) => `${k}=${val}`), ...v.nodeFlags].join(" ") || "(defaults)"
+          }`,
+      )
+      .join("\n") +
+    "\n\n" +
+    formatTable(
+      [
+        "variant",
+        "round",
+        "via",
+        "goodput calls/s",
+        "refused",
+        "refusal p99",
+        "from send",
+        "accepted p99",
+        "other failures",
+        "server CPU",
+        "server waits",
+        "loop delay",
+        "client lag",
+        "machine CPU",
+        "0.5 × C p99",
+        "RSS MB",
+      ],
+      rows.map((r) => [
+        r.variant,
+        String(r.round),
+        r.via,
+        fixed(r.goodput, 1),
+        String(r.refused),
+        fixed(r.refusalP99Ms, 1),
+        fixed(r.refusalFromSendP99Ms, 1),
+        fixed(r.acceptedP99Ms, 1),
+        String(r.otherFailures),
+        fixed(r.serverCpu, 0),
+        fixed(r.serverWaits, 0),
+        fixed(r.loopDelayMs, 0),
+        fixed(r.clientLagMs, 0),
+        fixed(r.machineCpu, 0),
+        fixed(r.steadyP99Ms, 1),
+        fixed(r.serverRssMaxMb, 0),
+      ]),
+      "lllrrrrrrrrrrrrr",
+    ) +
+    "\n\nMedians\n" +
+    formatTable(
+      ["variant", "via", "goodput calls/s", "refusal p99", "from send", "accepted p99", "server waits", "0.5 × C p99"],
+      variants.flatMap((v) =>
+        ["REST", "gRPC"].map((via) => {
+          const mine = rows.filter((r) => r.variant === v.name && r.via === via);
+          return [
+            v.name,
+            via,
+            fixed(median(mine.map((r) => r.goodput)), 1),
+            fixed(median(mine.map((r) => r.refusalP99Ms)), 1),
+            fixed(median(mine.map((r) => r.refusalFromSendP99Ms)), 1),
+            fixed(median(mine.map((r) => r.acceptedP99Ms)), 1),
+            fixed(median(mine.map((r) => r.serverWaits)), 0),
+            fixed(median(mine.map((r) => r.steadyP99Ms)), 1),
+          ];
+        }),
+      ),
+      "llrrrrrr",
+    ) +
+    "\n",
+);
+
+function describe(r: BurstRow): string {
+  return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, server waits ${fixed(r.serverWaits, 0)} %, loop delay ≤ ${fixed(r.loopDelayMs, 0)} ms, client lag ${fixed(r.clientLagMs, 0)} ms`;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** "K=V K2=V2" into an environment; empty: the defaults. */
+/** "NAME=value --node-flag …": the server's settings and Node flags of one variant. */
+function parseVariant(text: string): { env: Record<string, string>; nodeFlags: string[] } {
+  const env: Record<string, string> = {};
+  const nodeFlags: string[] = [];
+  for (const pair of text.split(/\s+/).filter(Boolean)) {
+    if (pair.startsWith("--")) {
+      nodeFlags.push(pair);
+      continue;
+    }
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new Error(`not NAME=value: ${pair}`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return { env, nodeFlags };
+}

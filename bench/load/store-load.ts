@@ -1,0 +1,75 @@
+import { endCall } from "../../src/calls/end-call.ts";
+import { startCall } from "../../src/calls/start-call.ts";
+import type { StartCallInput } from "../../src/domain/call.ts";
+import { systemClock } from "../../src/domain/clock.ts";
+import { DomainError } from "../../src/domain/domain-error.ts";
+import type { Charge } from "../../src/store/billing/charge.ts";
+import type { Database } from "../../src/store/engine/database.ts";
+import { BENCH_ALLOWANCE } from "../service/seed.ts";
+import { type CallDriver, RequestFailure } from "./call-driver.ts";
+import { BENCH_TENANT } from "./population.ts";
+
+// The DB ceiling: the very statements of a start and an end, called in this
+// process through the same store functions and Kysely database the server
+// uses, with no HTTP, no JSON, no authentication or rate limit. Each is billed
+// to the benchmark account as the service bills it (the quota guard's check
+// before the handler, a cached read, is left out).
+
+export interface StoreDriverOptions {
+  readonly defaultRegion?: string;
+  /** False leaves the credit charge out of the statements, to measure what it costs (bench/experiments/embedded-ab.ts). */
+  readonly charged?: boolean;
+}
+
+export function createStoreDriver(database: Database, options: StoreDriverOptions = {}): CallDriver {
+  const { defaultRegion = "US", charged = true } = options;
+  const deps = {
+    db: database.db,
+    clock: systemClock,
+    defaultRegion,
+    sensitiveData: "reject" as const,
+    inflightAbort: database.inflightAbort,
+  };
+  const charge = (): Charge | undefined =>
+    charged ? { accountId: BENCH_TENANT.accountId, allowance: BENCH_ALLOWANCE, charged() {}, refused() {} } : undefined;
+  return {
+    name: "store",
+    async start(call) {
+      const input: StartCallInput = {
+        callId: call.callId,
+        identityHints: {
+          ani: call.ani,
+          dnis: call.dnis,
+          externalIds: call.crmId === undefined ? {} : { crm_id: call.crmId },
+        },
+        lineType: call.mobile ? "mobile" : undefined,
+      };
+      try {
+        return (await startCall(deps, { tenant: BENCH_TENANT, charge: charge() }, input)).customerRef;
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+    async end(call, customerRef) {
+      const input = {
+        callId: call.callId,
+        customerRef,
+        intent: call.intent,
+        intentStatus: call.intentStatus,
+        variables: call.variables,
+        intentUpdates: [],
+        variableUpdates: {},
+      };
+      try {
+        await endCall(deps, { tenant: BENCH_TENANT, charge: charge() }, input, call.idempotencyKey);
+      } catch (error) {
+        throw asFailure(error);
+      }
+    },
+    async close() {},
+  };
+}
+
+function asFailure(error: unknown): unknown {
+  return error instanceof DomainError ? new RequestFailure(`domain ${error.code}`, error.message) : error;
+}

@@ -1,0 +1,94 @@
+import type { CallDriver } from "../load/call-driver.ts";
+import type { Workload } from "../load/workload.ts";
+import type { PhaseKey, PhaseResult } from "../report/results.ts";
+import type { BenchDatabase } from "../service/bench-database.ts";
+import type { Service } from "../service/service.ts";
+import { measureDbFloor, measureHttpFloor } from "./floors.ts";
+import { FLOOR_POINT, type LoadPoint, loadPoints } from "./load-points.ts";
+import { openLoopPhase } from "./service-phases.ts";
+
+// The service's open loops at load points relative to its own capacity (the
+// closed-loop calls/s of the same run, per protocol), then the latency floors
+// at each protocol's 50 % rate.
+
+export interface ProtocolLoad {
+  readonly via: "REST" | "gRPC";
+  readonly key: Extract<PhaseKey, "open.rest" | "open.grpc">;
+  readonly driver: () => CallDriver;
+  readonly points: readonly LoadPoint[];
+}
+
+export interface LoadPointTiming {
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  /** HTTP/1.1 connections of the REST client against the bare route. */
+  readonly connections: number;
+}
+
+export function protocolLoads(
+  phases: readonly PhaseResult[],
+  drivers: { rest: () => CallDriver; grpc: () => CallDriver },
+  fixedRate: number,
+): ProtocolLoad[] {
+  const capacity = (key: PhaseKey) => phases.find((phase) => phase.key === key)?.loop.callsPerSecond;
+  return [
+    { via: "REST", key: "open.rest", driver: drivers.rest, points: loadPoints(capacity("closed.rest"), fixedRate) },
+    { via: "gRPC", key: "open.grpc", driver: drivers.grpc, points: loadPoints(capacity("closed.grpc"), fixedRate) },
+  ];
+}
+
+/** At each load point in turn, REST then gRPC. */
+export async function openLoopsAtLoadPoints(
+  service: Service,
+  workload: Workload,
+  protocols: readonly ProtocolLoad[],
+  timing: LoadPointTiming,
+): Promise<PhaseResult[]> {
+  const phases: PhaseResult[] = [];
+  const rounds = Math.max(...protocols.map((protocol) => protocol.points.length));
+  for (let at = 0; at < rounds; at++) {
+    for (const protocol of protocols) {
+      const load = protocol.points[at];
+      if (load === undefined) continue;
+      phases.push(
+        await openLoopPhase(
+          service,
+          workload,
+          { key: protocol.key, point: load.point, title: openTitle(load), driver: protocol.driver() },
+          { callsPerSecond: load.callsPerSecond, durationSeconds: timing.durationSeconds },
+          timing.warmupSeconds,
+        ),
+      );
+    }
+  }
+  return phases;
+}
+
+/** The DB-only and bare-HTTP open loops at each protocol's 50 % rate (PGlite: with the server stopped). */
+export async function floorsAtLoadPoint(
+  database: BenchDatabase,
+  workload: Workload,
+  protocols: readonly ProtocolLoad[],
+  timing: LoadPointTiming,
+): Promise<PhaseResult[]> {
+  const phases: PhaseResult[] = [];
+  for (const protocol of protocols) {
+    const load = protocol.points.find((p) => p.point === FLOOR_POINT);
+    if (load === undefined) continue;
+    const floor = {
+      callsPerSecond: load.callsPerSecond,
+      durationSeconds: timing.durationSeconds,
+      warmupSeconds: timing.warmupSeconds,
+      point: `${FLOOR_POINT} ${protocol.via}`,
+    };
+    phases.push(await measureDbFloor(database, workload, floor));
+    phases.push(await measureHttpFloor(workload, floor, timing.connections));
+  }
+  return phases;
+}
+
+export function openTitle(load: LoadPoint): string {
+  return load.point === "fixed"
+    ? `open loop, ${load.callsPerSecond} calls/s`
+    : `open loop, ${load.point} of capacity (${load.callsPerSecond.toFixed(0)} calls/s)`;
+}

@@ -1,0 +1,152 @@
+import { type Kysely, sql } from "kysely";
+import { QUOTA_SLOTS } from "../../src/domain/quota-slots.ts";
+import { quotaPeriodOf, slotShare } from "../../src/store/billing/quota-slots.ts";
+import { migrateToLatest } from "../../src/store/engine/migrate.ts";
+import {
+  ANI_SQL,
+  BENCH_ACCOUNT_ID,
+  BENCH_MODE,
+  CRM_ID_SQL,
+  CUSTOMER_ID_SQL,
+  DNIS_SQL,
+  HAS_CRM_ID_SQL,
+  HAS_OPEN_INTENT_SQL,
+  HAS_VARIABLES_SQL,
+} from "../load/population.ts";
+import { progress } from "../phases/phase.ts";
+import type { SeedRecord } from "../report/results.ts";
+import { type BenchDatabase, databaseVersion } from "./bench-database.ts";
+
+// Seeds the bench account and a population of callers straight in SQL
+// (generate_series), in batches, before any server runs on the database.
+
+const BATCH = 100_000;
+/** A slot's remaining is an integer column: the account's credits, split over its slots, never run out. */
+const HUGE_QUOTA = 2_000_000_000;
+/** The bench account's allowance in any month, for the DB ceiling's charge. */
+export const BENCH_ALLOWANCE = Object.freeze({
+  free: HUGE_QUOTA,
+  starter: HUGE_QUOTA,
+  growth: HUGE_QUOTA,
+  scale: HUGE_QUOTA,
+});
+
+export async function seedAccount(db: Kysely<any>, now: Date): Promise<void> {
+  await sql`
+    insert into accounts (id, name, billing_account_id, tier, created_at)
+    values (${BENCH_ACCOUNT_ID}, 'Benchmark', 'ba_bench', 'scale', ${now})
+  `.execute(db);
+  await sql`
+    insert into quota_slots (account_id, slot, period, remaining)
+    select ${BENCH_ACCOUNT_ID}, s, ${quotaPeriodOf(now)}, ${slotShare(sql`${HUGE_QUOTA}::int`, sql`s`)}
+    from generate_series(0, ${sql.lit(QUOTA_SLOTS - 1)}) s
+  `.execute(db);
+}
+
+/** Adds callers with indexes from..to-1; reports progress after every batch. */
+export async function seedCustomers(
+  db: Kysely<any>,
+  from: number,
+  to: number,
+  onBatch: (done: number) => void = () => {},
+): Promise<void> {
+  for (let start = from; start < to; start += BATCH) {
+    const end = Math.min(to, start + BATCH) - 1;
+    await withoutStatementTimeout(db, async (trx) => {
+      for (const statement of batchStatements(start, end)) await sql.raw(statement).execute(trx);
+    });
+    onBatch(end + 1 - from);
+  }
+  await settle(db);
+}
+
+/**
+ * Vacuums (freezing) and analyzes what the seed wrote. Rows loaded in bulk
+ * carry no hint bits: the first statement to read each page afterwards sets
+ * them and so dirties the page, and a vacuum (autovacuum, where it is on)
+ * later rewrites every page; either way the benchmark would measure the
+ * writing of whole tables. A database grown by real calls has had its pages
+ * settled bit by bit all along.
+ * VACUUM cannot run inside a transaction, so the statement timeout is lifted
+ * on the one connection it runs on. CHECKPOINT needs a superuser (or the
+ * pg_checkpoint role), as creating the benchmark's database already does.
+ */
+async function settle(db: Kysely<any>): Promise<void> {
+  await db.connection().execute(async (connection) => {
+    await sql`set statement_timeout = 0`.execute(connection);
+    await sql`vacuum (freeze, analyze)`.execute(connection);
+    // And writes those pages out now, rather than in a checkpoint during the measurement.
+    await sql`checkpoint`.execute(connection);
+    await sql`reset statement_timeout`.execute(connection);
+  });
+}
+
+/**
+ * The server's statement timeout (5 s by default) is right for calls, not for
+ * inserting 100 000 rows at once on a busy machine: seeding lifts it.
+ */
+function withoutStatementTimeout(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<unknown>): Promise<unknown> {
+  return db.transaction().execute(async (trx) => {
+    await sql`set local statement_timeout = 0`.execute(trx);
+    return work(trx);
+  });
+}
+
+/**
+ * One statement each (the embedded database runs one per query). Every caller
+ * called within the last 80 days, so all are inside the 90-day match window.
+ */
+function batchStatements(first: number, last: number): string[] {
+  const series = `generate_series(${first}, ${last}) as i`;
+  const lastCall = "now() - (i % 80) * interval '1 day' - (i % 86400) * interval '1 second'";
+  const tenant = `'${BENCH_ACCOUNT_ID}', '${BENCH_MODE}'`;
+  return [
+    `insert into customers (id, account_id, mode, created_at, last_call_at)
+       select ${CUSTOMER_ID_SQL}, ${tenant}, now() - interval '85 days', ${lastCall} from ${series}`,
+    `insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
+       select ${tenant}, 'ani', '', ${ANI_SQL}, ${CUSTOMER_ID_SQL}, ${lastCall} from ${series}`,
+    `insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
+       select ${tenant}, 'external_id', 'crm_id', ${CRM_ID_SQL}, ${CUSTOMER_ID_SQL}, ${lastCall}
+       from ${series} where ${HAS_CRM_ID_SQL}`,
+    `insert into customer_dnis (customer_id, dnis, last_seen_at)
+       select ${CUSTOMER_ID_SQL}, ${DNIS_SQL}, ${lastCall} from ${series}`,
+    `insert into intents (customer_id, name, status, attempt_count, updated_at)
+       select ${CUSTOMER_ID_SQL}, (array['billing_question', 'delivery_status', 'plan_change'])[1 + i % 3],
+         'open', 1 + i % 3, ${lastCall}
+       from ${series} where ${HAS_OPEN_INTENT_SQL}`,
+    `insert into intents (customer_id, name, status, attempt_count, resolution_type, updated_at)
+       select ${CUSTOMER_ID_SQL}, 'address_change', 'resolved', 0, 'self_service', ${lastCall}
+       from ${series} where i % 4 = 1`,
+    `insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
+       select ${CUSTOMER_ID_SQL}, v.name, v.value, 'ivr', 2592000, ${lastCall}, now() + interval '20 days'
+       from ${series}
+       cross join (values ('preferred_language', 'en'), ('last_agent', 'Morgan'), ('tier', 'gold')) as v (name, value)
+       where ${HAS_VARIABLES_SQL}`,
+  ];
+}
+
+/**
+ * Adds callers from..to-1 to the benchmark database, creating the schema and
+ * the account first when starting from 0. Returns the time it took and the
+ * database's version string.
+ */
+export async function seedPopulation(
+  database: BenchDatabase,
+  from: number,
+  to: number,
+): Promise<{ record: SeedRecord; version: string }> {
+  const opened = await database.open();
+  try {
+    const began = performance.now();
+    if (from === 0) {
+      await migrateToLatest(opened.db);
+      await seedAccount(opened.db, new Date());
+    }
+    await seedCustomers(opened.db, from, to, (done) => progress(`seeded ${done} of ${to - from} callers`));
+    const seconds = (performance.now() - began) / 1000;
+    progress(`seeding ${to - from} callers took ${seconds.toFixed(1)} s`);
+    return { record: { from, to, seconds }, version: await databaseVersion(opened) };
+  } finally {
+    await opened.close();
+  }
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { type ChildServer, startChildServer } from "./child-process.ts";
+
+// The service as its own process, started as `npm start` starts it (the same
+// Node flags), so the load generator never shares its event loop. It logs at
+// info, the production default: the listening line carries the URL, and every
+// request writes a line.
+
+const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+const START_FLAGS = startFlags();
+
+/** The Node flags of package.json's start script. */
+function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  return String(pkg.scripts.start)
+    .split(/\s+/)
+    .filter((word) => word.startsWith("--"));
+}
+
+export interface ServiceProcessOptions {
+  readonly databaseEnv: Readonly<Record<string, string>>;
+  readonly adminToken: string;
+  /** Further settings of the service (ADMISSION_CONTROL for the limiter's A/B). */
+  readonly serverEnv?: Readonly<Record<string, string>>;
+  /** Node flags after `npm start`'s own (a later V8 flag overrides an earlier one), for an A/B. */
+  readonly nodeFlags?: readonly string[];
+  /** Where to write a CPU profile at exit; none when unset. */
+  readonly cpuProfile?: { readonly dir: string; readonly name: string };
+}
+
+export function startServiceProcess(options: ServiceProcessOptions): Promise<ChildServer> {
+  const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
+  const profile = options.cpuProfile;
+  return startChildServer({
+    entry: MAIN,
+    env: {
+      ...inherited,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: options.adminToken,
+      // /metrics has a listener of its own (127.0.0.1); a free port, logged as "metrics listening".
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      ...options.databaseEnv,
+      ...options.serverEnv,
+    },
+    nodeArgs: [
+      ...START_FLAGS,
+      ...(options.nodeFlags ?? []),
+      ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : []),
+    ],
+    readyMessage: "caller context ready",
+  });
+}
+
+/** 32 characters from [A-Za-z0-9]; the admin token of this run only. */
+export function randomToken(): string {
+  return randomBytes(48)
+    .toString("base64")
+    .replace(/[^A-Za-z0-9]/g, "")
+    .slice(0, 32)
+    .padEnd(32, "0");
+}
