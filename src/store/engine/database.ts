@@ -44,7 +44,7 @@ export interface DatabaseOptions {
   /**
    * Each statement with parameters is prepared once per connection (the
    * default): PostgreSQL and PGlite parse and plan it once. False sends each
-   * to be parsed and planned afresh, for the benchmark's A/B (bench/README.md).
+   * to be parsed and planned afresh, for the benchmark's A/B (docs/performance-log.md).
    */
   readonly prepareStatements?: boolean;
 }
