@@ -1,4 +1,4 @@
-import type { Access } from "./build-document.ts";
+import { type Access, isBilled, isRateLimited } from "./access.ts";
 import type { Schema } from "./json-schemas.ts";
 
 // The error statuses each kind of route can answer, with their bodies and
@@ -17,38 +17,57 @@ function response(description: string, schema: Schema, headerNames: string[] = [
   };
 }
 
-export function errorResponses(access: Exclude<Access, "public">, httpMethod: string): Record<string, Schema> {
-  const guardHeaders = access === "api_key" ? ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] : [];
+export interface ResponseShape {
+  /** The operation reads a JSON body (not GET or DELETE): 413 and 415 apply. */
+  readonly hasBody: boolean;
+  /** The operation takes an Idempotency-Key: 422 for a key reused with another body. */
+  readonly idempotent: boolean;
+}
+
+export function errorResponses(access: Exclude<Access, "public">, shape: ResponseShape): Record<string, Schema> {
+  const limitHeaders = isRateLimited(access) ? ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] : [];
+  const guardHeaders = [...limitHeaders, ...(isBilled(access) ? ["X-Quota-Remaining"] : [])];
+  const credential =
+    access === "admin"
+      ? "Missing or wrong admin token"
+      : access === "integration"
+        ? "The webhook's credential (signature or secret) is missing or wrong"
+        : "Missing, invalid or revoked API key";
   return {
-    "400": response("The request is not valid (message: `Validation failed`)", {
-      anyOf: [ref("ValidationError"), ref("Error")],
-    }),
-    "401":
-      access === "admin"
-        ? response("Missing or wrong admin token", ref("Error"))
-        : response("Missing, invalid or revoked API key", ref("Error")),
-    ...(access === "api_key"
-      ? { "402": response("The monthly quota is used up; no grace", ref("QuotaError"), ["X-Quota-Remaining"]) }
+    "400": response(
+      "The request is not valid (message: `Validation failed`)",
+      { anyOf: [ref("ValidationError"), ref("Error")] },
+      guardHeaders,
+    ),
+    "401": response(credential, ref("Error")),
+    ...(isBilled(access)
+      ? { "402": response("The monthly quota is used up; no grace", ref("QuotaError"), guardHeaders) }
       : {}),
-    "404": response("No such resource", ref("Error")),
-    "409": response("Conflicts with the current state (a call_id already started, a call already ended)", ref("Error")),
-    ...(httpMethod === "GET"
-      ? {}
-      : {
+    "404": response("No such resource", ref("Error"), guardHeaders),
+    "409": response(
+      "Conflicts with the current state (a call_id already started, a call already ended)",
+      ref("Error"),
+      guardHeaders,
+    ),
+    ...(shape.hasBody
+      ? {
           "413": response("The body is larger than the limit", ref("Error")),
           "415": response("Content-Type is not application/json", ref("Error")),
-        }),
+        }
+      : {}),
+    ...(shape.idempotent
+      ? { "422": response("The Idempotency-Key was used before with another body", ref("Error"), guardHeaders) }
+      : {}),
     "429": response(
-      access === "admin" ? "Too many failed authentications" : "Rate limit exceeded beyond the grace margin",
+      isRateLimited(access)
+        ? "Rate limit exceeded beyond the grace margin, or too many failed authentications"
+        : "Too many failed authentications",
       ref("RateLimitError"),
-      ["Retry-After", ...guardHeaders],
+      ["Retry-After", ...limitHeaders],
     ),
     "500": response("Unexpected server failure", ref("Error")),
     "503": response("The database does not answer, or the time budget ran out; retry", ref("Error"), ["Retry-After"]),
-    default: response(
-      "Any other failure, in the same shape (422: an Idempotency-Key reused with another body)",
-      ref("Error"),
-    ),
+    default: response("Any other failure, in the same shape", ref("Error")),
   };
 }
 

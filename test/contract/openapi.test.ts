@@ -33,7 +33,9 @@ describe("the OpenAPI document (gen/openapi.json)", () => {
       (n, s) => n + s.methods.length,
       0,
     );
-    expect(operations).toHaveLength(methodCount);
+    // The webhook also answers GET (route option additional_methods): one more operation.
+    expect(operations).toHaveLength(methodCount + 1);
+    expect(operations.map((operation) => operation.route)).toContain("GET /v1/integrations/{webhook_id}");
     const byRoute = Object.fromEntries(operations.map((operation) => [operation.route, operation.security]));
     expect(byRoute["POST /v1/calls/start"]).toEqual([{ apiKey: [] }]);
     expect(byRoute["GET /v1/health"]).toEqual([]);

@@ -4,7 +4,8 @@ import addFormatsModule from "ajv-formats";
 
 // Every REST response a suite receives is checked against the committed
 // OpenAPI document (gen/openapi.json): its status must be documented for the
-// operation (or fall under `default`) and its body must fit that schema.
+// operation (or fall under `default`), its body must fit that schema, and a
+// success carries every header the document declares for it.
 
 const DOCUMENT_URL = new URL("../../gen/openapi.json", import.meta.url);
 export const openApiDocument = JSON.parse(readFileSync(DOCUMENT_URL, "utf8"));
@@ -25,7 +26,13 @@ const routes: Route[] = Object.keys(openApiDocument.paths).map((template) => ({
 }));
 
 /** Throws when a response of a documented operation does not match the document. */
-export function assertDocumentedResponse(method: string, url: URL, status: number, body: unknown): void {
+export function assertDocumentedResponse(
+  method: string,
+  url: URL,
+  status: number,
+  body: unknown,
+  headers?: Headers,
+): void {
   const route = routes.find((candidate) => candidate.pattern.test(url.pathname));
   const operation = route && openApiDocument.paths[route.template][method.toLowerCase()];
   if (route === undefined || operation === undefined) return; // not an operation of the REST contract
@@ -45,6 +52,12 @@ export function assertDocumentedResponse(method: string, url: URL, status: numbe
   ]
     .map((part) => part.replaceAll("~", "~0").replaceAll("/", "~1"))
     .join("/");
+  if (headers !== undefined && status < 300) {
+    const missing = Object.keys(operation.responses[key].headers ?? {}).filter((name) => !headers.has(name));
+    if (missing.length > 0) {
+      throw new Error(`${method} ${url.pathname} → ${status} lacks the documented headers ${missing.join(", ")}`);
+    }
+  }
   let validate = compiled.get(pointer);
   if (validate === undefined) {
     validate = ajv.compile({ $ref: `openapi.json#/${pointer}` });

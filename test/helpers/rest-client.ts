@@ -23,7 +23,7 @@ export async function request<T = any>(
   const response = await fetch(url, { method, headers, body: payload });
   const text = await response.text();
   const body = text === "" ? undefined : JSON.parse(text);
-  assertDocumentedResponse(method, url, response.status, body);
+  assertDocumentedResponse(method, url, response.status, body, response.headers);
   return { status: response.status, headers: response.headers, body };
 }
 

@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/options.proto.
  */
 export const file_callercontext_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiZgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJEhoKEmFkZGl0aW9uYWxfbWV0aG9kcxgFIAMoCSqMAQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAhIVChFBQ0NFU1NfTk9UX0JJTExFRBADEhYKEkFDQ0VTU19OT1RfTUVURVJFRBAEEhYKEkFDQ0VTU19JTlRFR1JBVElPThAFOk8KBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIXLmNhbGxlcmNvbnRleHQudjEuUm91dGVSBXJvdXRlOlIKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyABKA4yGC5jYWxsZXJjb250ZXh0LnYxLkFjY2Vzc1IGYWNjZXNzYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiZgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJEhoKEmFkZGl0aW9uYWxfbWV0aG9kcxgFIAMoCSqMAQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAhIVChFBQ0NFU1NfTk9UX0JJTExFRBADEhYKEkFDQ0VTU19OT1RfTUVURVJFRBAEEhYKEkFDQ0VTU19JTlRFR1JBVElPThAFOk8KBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIXLmNhbGxlcmNvbnRleHQudjEuUm91dGVSBXJvdXRlOlIKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyABKA4yGC5jYWxsZXJjb250ZXh0LnYxLkFjY2Vzc1IGYWNjZXNzOkkKD2lkZW1wb3RlbmN5X2tleRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNqGAyABKAhSDmlkZW1wb3RlbmN5S2V5YgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Route binds an RPC to a REST endpoint. The HTTP host turns every method
@@ -146,4 +146,15 @@ export const route: GenExtension<MethodOptions, Route> = /*@__PURE__*/
  */
 export const access: GenExtension<MethodOptions, Access> = /*@__PURE__*/
   extDesc(file_callercontext_v1_options, 1);
+
+/**
+ * The method accepts an Idempotency-Key (HTTP header or gRPC/Connect
+ * metadata; X-Idempotency-Key is the same): a retry with the same key and
+ * the same request gets the first answer, with another request a 422
+ * (INVALID_ARGUMENT with an IdempotencyKeyMismatch detail).
+ *
+ * @generated from extension: bool idempotency_key = 50010;
+ */
+export const idempotency_key: GenExtension<MethodOptions, boolean> = /*@__PURE__*/
+  extDesc(file_callercontext_v1_options, 2);
 
