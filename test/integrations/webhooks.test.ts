@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, test } from "vitest";
-import { quotaOf, setQuota } from "../helpers/admin-client.ts";
+import { quotaOf } from "../helpers/admin-client.ts";
 import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
