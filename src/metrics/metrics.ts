@@ -1,7 +1,8 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AdmissionControl } from "../guards/admission.ts";
 import type { Database } from "../store/engine/database.ts";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
+import { registerRuntimeMetrics } from "./runtime-metrics.ts";
 
 // The service's Prometheus metrics, in a registry of its own (one per running
 // server). Names follow OpenTelemetry's semantic conventions where they have
@@ -30,7 +31,7 @@ export function createMetrics(
   admission?: Pick<AdmissionControl, "stats">,
 ): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  registerRuntimeMetrics(registry);
   if (admission !== undefined) registerAdmissionMetrics(registry, admission);
   const registers = [registry];
   const pool = () => database.poolStats();

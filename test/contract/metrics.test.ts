@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
 import { type CallClient, createCallClient, startBody } from "../helpers/call-client.ts";
@@ -36,6 +38,22 @@ describe("GET /metrics", () => {
     expect(metrics.types.get("process_resident_memory_bytes")).toBe("GAUGE");
     if (server.config.database.kind === "postgres") {
       expect(metrics.samples.some((s) => s.name === "db_client_connections_usage")).toBe(true);
+    }
+  });
+
+  test("Prometheus's own promtool finds nothing to object to, also in a scrape right after another", async () => {
+    const { apiKey } = await createAccountWithKey(server.url);
+    expect((await calls.start("grpc", apiKey, startBody())).status).toBe(200);
+    for (let scrapeNumber = 0; scrapeNumber < 2; scrapeNumber++) {
+      const text = await (await fetch(`${server.metricsUrl}/metrics`)).text();
+      expect(text).not.toMatch(/ nan$/im);
+      const promtool = spawn("promtool", ["check", "metrics"], { stdio: ["pipe", "pipe", "pipe"] });
+      let report = "";
+      promtool.stdout.on("data", (chunk) => (report += chunk));
+      promtool.stderr.on("data", (chunk) => (report += chunk));
+      promtool.stdin.end(text);
+      const [code] = await once(promtool, "exit");
+      expect({ code, report }).toEqual({ code: 0, report: "" });
     }
   });
 
