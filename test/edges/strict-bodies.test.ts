@@ -10,7 +10,8 @@ import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // Every admin route refuses a body it cannot take as sent (a wrong type, an
-// unknown field, malformed JSON, a null where a value is required, a number
+// unknown field, malformed JSON, a null where a value is required (null is "not
+// given"; optional fields take their default), a number
 // out of range) with 400 and every problem listed, before anything runs: the
 // database is the same afterwards. Connect and gRPC refuse the same requests.
 
@@ -96,6 +97,24 @@ describe("REST: every admin route answers a hostile body 400 with details.issues
       }
     }
     expect(await snapshot()).toEqual(before);
+  });
+
+  test("null is 'not given' (proto3 JSON): an optional enum takes its default, a required field is refused", async () => {
+    const key = await request(fixture.server.url, "POST", `/admin/v1/accounts/${accountId}/keys`, {
+      body: { kind: null },
+      token: ADMIN_TOKEN,
+    });
+    expect([key.status, key.body.kind]).toEqual([200, "test"]);
+    const account = await request(fixture.server.url, "POST", "/admin/v1/accounts", {
+      body: { name: "Null tier", tier: null },
+      token: ADMIN_TOKEN,
+    });
+    expect([account.status, account.body.account.tier]).toEqual([200, "free"]);
+    const tier = await request(fixture.server.url, "POST", `/admin/v1/accounts/${accountId}/tier`, {
+      body: { tier: null },
+      token: ADMIN_TOKEN,
+    });
+    expect([tier.status, tier.body.details?.issues?.[0]?.path]).toEqual([400, ["tier"]]);
   });
 
   test('the quota sent as the string "5000" is refused, not stored as 0', async () => {
