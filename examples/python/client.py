@@ -9,9 +9,11 @@ import sys
 import uuid
 
 import grpc
+import rpc_status_pb2
 
 from callercontext.v1 import caller_context_pb2 as pb
 from callercontext.v1 import caller_context_pb2_grpc as rpc
+from callercontext.v1 import errors_pb2
 
 
 def main() -> None:
@@ -44,6 +46,27 @@ def main() -> None:
         print("second start:", second.customer_ref, pb.Recommendation.Name(second.identity.recommendation))
         print("open intents:", [intent.intent for intent in second.open_intents])
         print("variables:", {name: variable.value for name, variable in second.variables.items()})
+
+        # A refused request: INVALID_ARGUMENT, and which fields are wrong in a ValidationFailure detail.
+        try:
+            calls.StartCall(pb.StartCallRequest(call_id="", identity_hints=pb.IdentityHints()), metadata=auth, timeout=5)
+        except grpc.RpcError as error:
+            print("refused:", error.code().name, error.details())
+            for path, message in validation_issues(error):
+                print("  ", ".".join(path), "-", message)
+
+
+def validation_issues(error: grpc.RpcError) -> list[tuple[list[str], str]]:
+    """The ValidationFailure issues in the grpc-status-details-bin trailer, if any."""
+    trailer = dict(error.trailing_metadata() or ()).get("grpc-status-details-bin")
+    if trailer is None:
+        return []
+    issues = []
+    for detail in rpc_status_pb2.Status.FromString(trailer).details:
+        failure = errors_pb2.ValidationFailure()
+        if detail.Unpack(failure):
+            issues.extend((list(issue.path), issue.message) for issue in failure.issues)
+    return issues
 
 
 if __name__ == "__main__":

@@ -11,3 +11,5 @@ protoc -I "$here/../../proto" \
   --grpc_python_out="$out" \
   --plugin=protoc-gen-grpc_python="$(command -v grpc_python_plugin)" \
   "$here"/../../proto/callercontext/v1/*.proto
+# google.rpc.Status, to read an error's details (rpc_status.proto says why it is here).
+protoc -I "$here" --python_out="$out" "$here/rpc_status.proto"

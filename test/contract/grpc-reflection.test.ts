@@ -61,3 +61,30 @@ test("buf curl --list-methods lists each service's methods", async () => {
   expect(methods).toContain("callercontext.v1.CallerContextService/StartCall");
   expect(methods).toContain("grpc.health.v1.Health/Watch");
 });
+
+test("buf curl over Connect with the proto files shows a refusal's ValidationFailure, as docs/api.md says", async () => {
+  const { apiKey } = await createAccountWithKey(server.url);
+  const refused = await run(
+    "node_modules/.bin/buf",
+    [
+      "curl",
+      "--protocol",
+      "connect",
+      "--schema",
+      "proto",
+      "-H",
+      `Authorization: Bearer ${apiKey}`,
+      "-d",
+      '{"call_id": ""}',
+      `${server.url}/callercontext.v1.CallerContextService/StartCall`,
+    ],
+    { timeout: 20_000 },
+  ).catch((error: { code: number; stderr: string }) => error);
+  expect("code" in refused && refused.code).toBe(24);
+  const printed = JSON.parse((refused as { stderr: string }).stderr.replace(/^npm warn.*\n/gm, ""));
+  expect(printed).toMatchObject({ code: "invalid_argument", message: "Validation failed" });
+  expect(printed.details[0]).toMatchObject({
+    type: "callercontext.v1.ValidationFailure",
+    debug: { issues: expect.arrayContaining([{ path: ["call_id"], message: "Required" }]) },
+  });
+});

@@ -34,18 +34,23 @@ describe.runIf(toolsPresent)("examples/python with the machine's protoc", () => 
     await rm(out, { recursive: true, force: true });
   });
 
-  test("generate.sh compiles proto/ and the client does start → end → start over gRPC", async () => {
+  test("generate.sh compiles proto/; the client does start → end → start over gRPC and reads a refusal's details", async () => {
     await run("examples/python/generate.sh", [out], { timeout: 30_000 });
     const { apiKey } = await createAccountWithKey(server.url);
     const { stdout } = await run(PYTHON, ["examples/python/client.py", new URL(server.url).host], {
       env: { ...process.env, PYTHONPATH: out, CALLER_CONTEXT_API_KEY: apiKey },
       timeout: 30_000,
     });
-    const [first, second, intents, variables] = stdout.trim().split("\n");
+    const [first, second, intents, variables, refused, ...issues] = stdout.trim().split("\n");
     const customerRef = /^first start: (\S+) RECOMMENDATION_IGNORE$/.exec(first)?.[1];
     expect(customerRef, first).toBeDefined();
     expect(second).toMatch(new RegExp(`^second start: ${customerRef} RECOMMENDATION_(REUSE|CONFIRM)$`));
     expect(intents).toBe("open intents: ['billing_question']");
     expect(variables).toBe("variables: {'preferred_language': 'de'}");
+    // The details of a refusal, read with what the example's README installs.
+    expect(refused).toBe("refused: INVALID_ARGUMENT Validation failed");
+    expect(issues.map((line) => line.trim())).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^call_id - /), expect.stringMatching(/^identity_hints - /)]),
+    );
   });
 });
