@@ -123,3 +123,12 @@ export function parseChoice<T extends string>(value: string, what: string, choic
   }
   return value as T;
 }
+
+/** A comma-separated list, each item one of the choices. */
+export function parseChoices<T extends string>(value: string, what: string, choices: readonly T[]): T[] {
+  return value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "")
+    .map((item) => parseChoice(item, what, choices));
+}

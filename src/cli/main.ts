@@ -6,6 +6,7 @@ import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
 import { parseCommandLine, UsageError, wantsJson } from "./arguments.ts";
 import type { Command } from "./command.ts";
+import { eventCommands } from "./event-commands.ts";
 import { integrationCommands } from "./integration-commands.ts";
 import { keyCommands } from "./key-commands.ts";
 import { migrateCommand } from "./migrate-command.ts";
@@ -21,6 +22,7 @@ const COMMANDS: readonly Command[] = [
   ...accountCommands,
   ...keyCommands,
   ...integrationCommands,
+  ...eventCommands,
   migrateCommand,
   serveCommand,
 ];

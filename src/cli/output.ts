@@ -33,10 +33,14 @@ export function formatCreatedKey(key: CreateKeyResponse): string {
 
 export function formatKeyList(accountId: string, keys: readonly ApiKey[]): string {
   if (keys.length === 0) return `No keys for account ${accountId}.`;
-  const rows = [
+  return table([
     ["KEY", "KIND", "PREFIX", "STATUS"],
     ...keys.map((key) => [key.keyId, key.kind, key.prefix, key.revoked ? "revoked" : "active"]),
-  ];
+  ]);
+}
+
+/** Rows as aligned columns, the first row the heading. */
+export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows
     .map((row) =>

@@ -1,26 +1,16 @@
-import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type CliEnv, type CliResult, runCli, runCliJson } from "../helpers/cli-runner.ts";
 import { post } from "../helpers/rest-client.ts";
 import { createTestDatabase } from "../helpers/test-database.ts";
-import { ADMIN_TOKEN, startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 import { TELNYX_KEYS } from "../integrations/telnyx-signing.ts";
 
 // The CLI as an operator runs it: a child process talking to the real server.
-
-const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
-const run = promisify(execFile);
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 let server: TestServer;
 
@@ -29,32 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const childEnv: Record<string, string | undefined> = {
-    ...process.env,
-    CALLER_CONTEXT_URL: server.url,
-    ADMIN_TOKEN,
-    ...env,
-  };
-  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name];
-  try {
-    const { stdout, stderr } = await run(process.execPath, [MAIN, ...args], { env: childEnv });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout: string; stderr: string };
-    if (typeof failed.code !== "number") throw error;
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-/** Runs a command that must succeed with `--json` and returns the one object it printed. */
-async function cliJson(args: string[], env?: Record<string, string | undefined>): Promise<any> {
-  const result = await cli([...args, "--json"], env);
-  expect(result, result.stderr).toMatchObject({ code: 0, stderr: "" });
-  expect(result.stdout.endsWith("\n")).toBe(true);
-  expect(result.stdout.trimEnd().split("\n")).toHaveLength(1);
-  return JSON.parse(result.stdout);
-}
+const cli = (args: string[], env?: CliEnv) => runCli(server.url, args, env);
+const cliJson = (args: string[], env?: CliEnv) => runCliJson(server.url, args, env);
 
 function expectOneLineError(result: CliResult, code: number, pattern: RegExp): void {
   expect(result.code).toBe(code);
