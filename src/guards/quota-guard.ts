@@ -2,12 +2,12 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
+import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { Charge } from "../store/billing/charge.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { chargeKey, completesCallKey, principalKey } from "./context-values.ts";
+import { billKey, completesCallKey, principalKey } from "./context-values.ts";
 import type { CreditsLowWatch } from "./credits-low-watch.ts";
 import { isBilled } from "./method-access.ts";
 
@@ -28,7 +28,7 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
 /**
  * The monthly quota. An account with no credit left is refused before the
  * handler runs. Otherwise the handler's own statement takes the credit (the
- * charge in the context), so only calls that commit are billed and
+ * bill in the context, whose outcome the statement's write fills in), so only calls that commit are billed and
  * concurrent calls never take more credits than there are: a call that finds
  * the last one gone is undone and refused too.
  *
@@ -81,31 +81,27 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       throw exhausted();
     }
 
-    let after: number | undefined;
-    let refused = false;
-    const charge: Charge = {
-      accountId,
-      allowance: monthlyAllowance,
-      charged(creditsLeft) {
-        after = creditsLeft;
-        options.meter?.billed(principal.tenant);
-        remember(accountId, creditsLeft);
-        options.creditsLow?.seen(accountId, principal.tier, creditsLeft);
-      },
-      refused() {
-        refused = true;
-        remember(accountId, 0);
-      },
+    const bill: Bill = { charge: { accountId, allowance: monthlyAllowance } };
+    const settle = () => {
+      const { outcome } = bill;
+      if (outcome === undefined) return undefined;
+      if (!outcome.charged) return remember(accountId, 0);
+      options.meter?.billed(principal.tenant);
+      remember(accountId, outcome.creditsLeft);
+      options.creditsLow?.seen(accountId, principal.tier, outcome.creditsLeft);
     };
-    req.contextValues.set(chargeKey, charge);
+    req.contextValues.set(billKey, bill);
     try {
       const res = await next(req);
-      res.header.set("x-quota-remaining", String(after ?? before));
+      settle();
+      res.header.set("x-quota-remaining", String(bill.outcome?.charged ? bill.outcome.creditsLeft : before));
       return res;
     } catch (error) {
+      settle();
+      const refused = bill.outcome?.charged === false;
       if (refused && req.contextValues.get(completesCallKey)) {
         // Its statement found the last credit gone and undid itself: save it again, without the charge.
-        req.contextValues.delete(chargeKey);
+        req.contextValues.delete(billKey);
         return unbilled();
       }
       if (refused) throw exhausted();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CallRequest } from "../calls/call-deps.ts";
+import type { CallRequest } from "../calls/call-write.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { StartCallResult } from "../domain/call.ts";
 import { contextVariables, type NoContextReason, noContextVariables } from "../domain/context-variables.ts";

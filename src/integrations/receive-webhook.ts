@@ -1,4 +1,4 @@
-import type { CallRequest } from "../calls/call-deps.ts";
+import type { CallRequest } from "../calls/call-write.ts";
 import type { NoContextReason } from "../domain/context-variables.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { WebhookEvent } from "../domain/webhook-event.ts";
