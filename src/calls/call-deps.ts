@@ -1,5 +1,4 @@
 import type { InflightQueryAbortStrategy } from "kysely";
-import type { AppContext } from "../context.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Db } from "../store/engine/database.ts";
@@ -13,14 +12,4 @@ export interface CallDeps {
   readonly sensitiveData: SensitiveDataPolicy;
   /** What stops a statement already sent when its request is aborted (see createDatabase). */
   readonly inflightAbort: InflightQueryAbortStrategy;
-}
-
-export function callDepsOf(app: AppContext): CallDeps {
-  return {
-    db: app.database.db,
-    clock: app.clock,
-    defaultRegion: app.config.defaultRegion,
-    sensitiveData: app.config.sensitiveData,
-    inflightAbort: app.database.inflightAbort,
-  };
 }

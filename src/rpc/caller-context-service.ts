@@ -1,6 +1,5 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
-import { callDepsOf } from "../calls/call-deps.ts";
 import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { identifyCall } from "../calls/identify-call.ts";
@@ -9,6 +8,7 @@ import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { billKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
+import { callDepsOf } from "../use-case-deps.ts";
 import {
   endRequestToInput,
   endResultToResponse,
