@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
+import { LRUCache } from "lru-cache";
 import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
@@ -34,8 +35,9 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
  *
  * The check before the handler is an early answer, not the rule, so a credit
  * count this instance saw less than half a second ago stands in for it on the
- * hot path; only positive counts are remembered, so an account that ran out
- * is always looked up afresh (and a top-up is seen at once).
+ * hot path, and a burst that finds none shares one look; only positive counts
+ * are remembered, so an account that ran out is always looked up afresh (and
+ * a top-up is seen at once).
  *
  * A request that completes a call already let in (completesCallKey: a
  * platform's end-of-call report) is saved unbilled when no credit is left,
@@ -43,19 +45,23 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
  */
 export function quotaGuard(options: QuotaGuardOptions): Interceptor {
   const { db, clock, monthlyAllowance } = options;
-  const knownCredits = new Map<string, { credits: number; seenAt: number }>();
+  // Only positive counts are kept: a lookup that finds none (undefined to lru-cache) is not stored. A count
+  // written or dropped while a lookup is under way wins over it (ignoreFetchAbort: the lookup still answers).
+  const knownCredits = new LRUCache<string, number>({
+    max: MAX_KNOWN_ACCOUNTS,
+    ttl: KNOWN_CREDITS_TTL_MS,
+    ttlResolution: 0,
+    ignoreFetchAbort: true,
+    fetchMethod: async (accountId) => {
+      const credits = await creditsLeft(db, accountId, clock.now(), monthlyAllowance);
+      return credits > 0 ? credits : undefined;
+    },
+  });
   const remember = (accountId: string, credits: number) => {
     if (credits <= 0) return knownCredits.delete(accountId);
-    if (knownCredits.size >= MAX_KNOWN_ACCOUNTS) knownCredits.clear();
-    knownCredits.set(accountId, { credits, seenAt: performance.now() });
+    knownCredits.set(accountId, credits);
   };
-  const creditsBefore = async (accountId: string) => {
-    const known = knownCredits.get(accountId);
-    if (known !== undefined && performance.now() - known.seenAt < KNOWN_CREDITS_TTL_MS) return known.credits;
-    const credits = await creditsLeft(db, accountId, clock.now(), monthlyAllowance);
-    remember(accountId, credits);
-    return credits;
-  };
+  const creditsBefore = async (accountId: string) => (await knownCredits.fetch(accountId)) ?? 0;
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
     if (principal === undefined || !isBilled(req.method)) return next(req);
