@@ -6,6 +6,11 @@ import { creditsLeft } from "../store/billing/quota-slots.ts";
 import type { Refused } from "../store/billing/refusal.ts";
 import type { CallStatement } from "../store/calls/write-to-outcome.ts";
 import type { Db } from "../store/engine/database.ts";
+import { isCustomerGone } from "../store/engine/database-errors.ts";
+
+// A call's write, the same for start, end, identify and the billed customer
+// operations: how its statement runs, what its refusals mean (the store only
+// reports them), its retries, and its bill's outcome.
 
 /** What became of a request's charge: taken, with about the credits left, or refused for want of credit. */
 export type ChargeOutcome = { readonly charged: true; readonly creditsLeft: number } | { readonly charged: false };
@@ -80,4 +85,36 @@ export async function writeCall<T extends object>(
 
 function isRefused(written: object): written is Refused {
   return "refused" in written;
+}
+
+/** Thrown by a use case whose write found its chosen customer gone without the database refusing it. */
+export class CustomerGoneError extends Error {
+  constructor() {
+    super("the chosen customer is gone");
+    this.name = "CustomerGoneError";
+  }
+}
+
+/**
+ * Runs a call's work again, once, when its write found the customer it had
+ * chosen gone: erased or merged away between the look and the write (the
+ * write was undone whole). The second look sees the erasure or follows the
+ * alias to the survivor; a customer that changes again meanwhile is a 503.
+ */
+export async function retryWhenCustomerGone<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!gone(error)) throw error;
+  }
+  try {
+    return await work();
+  } catch (error) {
+    if (!gone(error)) throw error;
+    throw new DomainError("unavailable", "The customer changed while the call was saved; retry the request");
+  }
+}
+
+function gone(error: unknown): boolean {
+  return error instanceof CustomerGoneError || isCustomerGone(error);
 }

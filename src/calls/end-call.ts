@@ -9,8 +9,13 @@ import { findStoredEnd } from "../store/calls/idempotency-repository.ts";
 import { recordEnd } from "../store/calls/record-end.ts";
 import { resolveCustomerRef } from "../store/customer-repository.ts";
 import type { CallDeps } from "./call-deps.ts";
-import { type CallRequest, callStatementOf, writeCall } from "./call-write.ts";
-import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
+import {
+  type CallRequest,
+  CustomerGoneError,
+  callStatementOf,
+  retryWhenCustomerGone,
+  writeCall,
+} from "./call-write.ts";
 import { openCall } from "./open-call.ts";
 
 /**

@@ -4,8 +4,13 @@ import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-sc
 import { validateStartCall } from "../domain/validate-start.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
 import type { CallDeps } from "./call-deps.ts";
-import { type CallRequest, callStatementOf, writeCall } from "./call-write.ts";
-import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
+import {
+  type CallRequest,
+  CustomerGoneError,
+  callStatementOf,
+  retryWhenCustomerGone,
+  writeCall,
+} from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
 import { openCall } from "./open-call.ts";
 

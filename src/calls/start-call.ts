@@ -8,8 +8,7 @@ import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { recordStart } from "../store/calls/record-start.ts";
 import type { CallDeps } from "./call-deps.ts";
-import { type CallRequest, callStatementOf, writeCall } from "./call-write.ts";
-import { retryWhenCustomerGone } from "./customer-gone.ts";
+import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
 
 /**
