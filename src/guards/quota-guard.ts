@@ -29,9 +29,10 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
 /**
  * The monthly quota. An account with no credit left is refused before the
  * handler runs. Otherwise the handler's own statement takes the credit (the
- * bill in the context, whose outcome the statement's write fills in), so only calls that commit are billed and
- * concurrent calls never take more credits than there are: a call that finds
- * the last one gone is undone and refused too.
+ * bill in the context: its charge goes down to the statement, and the write
+ * notes on it what the statement did), so only calls that commit are billed
+ * and concurrent calls never take more credits than there are: a call that
+ * finds the last one gone is undone and refused too.
  *
  * The check before the handler is an early answer, not the rule, so a credit
  * count this instance saw less than half a second ago stands in for it on the
