@@ -7,8 +7,15 @@ import { DomainError } from "../domain/domain-error.ts";
 import { type Integration, SUMMARY_VARIABLE } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
 import { PLATFORM_ADAPTERS } from "./platforms/platform-adapters.ts";
-import type { WebhookAnswer } from "./receive-webhook.ts";
 import type { WebhookDeps } from "./webhook-deps.ts";
+
+/** A webhook's answer; here, since an inbound call is the one that may go without context. */
+export interface WebhookAnswer {
+  /** The answer in the platform's shape. */
+  readonly reply: unknown;
+  /** Why an inbound call was answered without context, when it was. */
+  readonly noContext?: NoContextReason;
+}
 
 /**
  * Waits this much past the budget for a write that is committing, so its context reaches the reply; past it
