@@ -14,7 +14,8 @@ export interface CallStatement {
 
 /**
  * Runs a call's write, which commits on its own, and answers with what it
- * did: its rows, or why it undid itself (no credit, past its deadline). An abort before the statement is sent (also while it waits for a
+ * did: its rows, or why it undid itself (no credit, past its deadline). An
+ * abort before the statement is sent (also while it waits for a
  * connection) answers at once: nothing was done. Once sent, an abort only
  * asks PostgreSQL to cancel it, and the answer is the statement's outcome:
  * either it was cancelled (or undid itself at its deadline) and nothing was
