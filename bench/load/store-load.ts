@@ -1,9 +1,9 @@
+import type { Bill } from "../../src/calls/call-write.ts";
 import { endCall } from "../../src/calls/end-call.ts";
 import { startCall } from "../../src/calls/start-call.ts";
 import type { StartCallInput } from "../../src/domain/call.ts";
 import { systemClock } from "../../src/domain/clock.ts";
 import { DomainError } from "../../src/domain/domain-error.ts";
-import type { Charge } from "../../src/store/billing/charge.ts";
 import type { Database } from "../../src/store/engine/database.ts";
 import { BENCH_ALLOWANCE } from "../service/seed.ts";
 import { type CallDriver, RequestFailure } from "./call-driver.ts";
@@ -30,8 +30,8 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     sensitiveData: "reject" as const,
     inflightAbort: database.inflightAbort,
   };
-  const charge = (): Charge | undefined =>
-    charged ? { accountId: BENCH_TENANT.accountId, allowance: BENCH_ALLOWANCE, charged() {}, refused() {} } : undefined;
+  const bill = (): Bill | undefined =>
+    charged ? { charge: { accountId: BENCH_TENANT.accountId, allowance: BENCH_ALLOWANCE } } : undefined;
   return {
     name: "store",
     async start(call) {
@@ -45,7 +45,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         lineType: call.mobile ? "mobile" : undefined,
       };
       try {
-        return (await startCall(deps, { tenant: BENCH_TENANT, charge: charge() }, input)).customerRef;
+        return (await startCall(deps, { tenant: BENCH_TENANT, bill: bill() }, input)).customerRef;
       } catch (error) {
         throw asFailure(error);
       }
@@ -61,7 +61,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         variableUpdates: {},
       };
       try {
-        await endCall(deps, { tenant: BENCH_TENANT, charge: charge() }, input, call.idempotencyKey);
+        await endCall(deps, { tenant: BENCH_TENANT, bill: bill() }, input, call.idempotencyKey);
       } catch (error) {
         throw asFailure(error);
       }

@@ -1,4 +1,3 @@
-import type { AppContext } from "../context.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { MonthlyAllowance } from "../store/billing/quota-slots.ts";
@@ -14,14 +13,4 @@ export interface AccountDeps {
   readonly keys: { forgetAll(): void };
   readonly monthlyQuota: MonthlyAllowance;
   readonly secrets: SecretBox;
-}
-
-export function accountDepsOf(app: AppContext): AccountDeps {
-  const keys = {
-    forgetAll() {
-      app.keys.forgetAll();
-      app.webhooks.forgetAll();
-    },
-  };
-  return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota, secrets: app.secrets };
 }

@@ -5,15 +5,18 @@ import { DomainError, validationError } from "../domain/domain-error.ts";
 import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
 import { validateEndCall } from "../domain/validate-end.ts";
-import { refusedWithoutCredit, settleCharge } from "../store/billing/charge.ts";
-import { withinDeadline } from "../store/billing/refusal.ts";
-import { findCallState } from "../store/calls/call-repository.ts";
 import { findStoredEnd } from "../store/calls/idempotency-repository.ts";
-import { statementOptions } from "../store/calls/operation.ts";
 import { recordEnd } from "../store/calls/record-end.ts";
 import { resolveCustomerRef } from "../store/customer-repository.ts";
-import type { CallDeps, CallRequest } from "./call-deps.ts";
-import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
+import type { CallDeps } from "./call-deps.ts";
+import {
+  type CallRequest,
+  CustomerGoneError,
+  callStatementOf,
+  retryWhenCustomerGone,
+  writeCall,
+} from "./call-write.ts";
+import { openCall } from "./open-call.ts";
 
 /**
  * The end of a call. Whose context it is: the customer_ref sent at end (the
@@ -44,8 +47,8 @@ async function endCallOnce(
   const command = validateEndCall(input, deps.sensitiveData);
   checkIdempotencyKey(idempotencyKey);
   const now = deps.clock.now();
-  const { tenant, charge } = request;
-  const statement = statementOptions(deps.inflightAbort, request.signal);
+  const { tenant, bill } = request;
+  const statement = callStatementOf(deps.inflightAbort, request);
   const claim =
     idempotencyKey === undefined
       ? undefined
@@ -61,50 +64,38 @@ async function endCallOnce(
   let keyTaken = false;
   // A customer_ref that is not a UUID names no customer: nothing to close.
   if (customerRef === undefined || isCustomerRef(customerRef)) {
-    const written = await withinDeadline(() =>
-      refusedWithoutCredit(deps.db, charge, now, () =>
-        recordEnd(
-          deps.db,
-          tenant,
-          {
-            callId: command.callId,
-            customerRef: target,
-            hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
-            intents: command.intents,
-            variables: command.variables,
-            now,
-            idempotency: claim,
-            charge,
-            deadline: request.deadline,
-          },
-          statement,
-        ),
+    const written = await writeCall(deps.db, bill, now, () =>
+      recordEnd(
+        deps.db,
+        tenant,
+        {
+          callId: command.callId,
+          customerRef: target,
+          hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
+          intents: command.intents,
+          variables: command.variables,
+          now,
+          idempotency: claim,
+        },
+        statement,
       ),
     );
-    if (written.ended) {
-      settleCharge(charge, written.creditsLeft);
-      return parseEndResult(written.result);
-    }
+    if (written.ended) return parseEndResult(written.result);
     keyTaken = written.keyTaken;
   }
 
   if (claim !== undefined) {
-    const stored = await refusedWithoutCredit(deps.db, charge, now, () =>
-      findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, charge, statement),
+    const stored = await writeCall(deps.db, bill, now, () =>
+      findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, statement),
     );
     if (stored.kind === "mismatch") {
       throw new DomainError("idempotency_mismatch", "Idempotency-Key was already used with a different request body");
     }
-    if (stored.kind === "replay") {
-      settleCharge(charge, stored.creditsLeft);
-      return parseEndResult(stored.response);
-    }
+    if (stored.kind === "replay") return parseEndResult(stored.response);
     // The key was held a moment ago and has just expired: nothing was written, so a retry is safe.
     if (keyTaken) throw new DomainError("unavailable", "Idempotency-Key changed hands; retry the request");
   }
-  const call = await findCallState(deps.db, tenant, command.callId);
-  if (call === undefined) throw new DomainError("not_found", `Call '${command.callId}' was never started`);
-  if (call.ended) throw new DomainError("failed_precondition", `Call '${command.callId}' has already ended`);
+  await openCall(deps.db, tenant, command.callId);
   // The ref names a customer now that the statement did not see (a merge in between): the retry follows it.
   if (target !== undefined && (await resolveCustomerRef(deps.db, tenant, target)) !== undefined) {
     throw new CustomerGoneError();

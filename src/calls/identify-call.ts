@@ -1,16 +1,18 @@
 import type { IdentifyCallInput, StartCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
-import { DomainError } from "../domain/domain-error.ts";
 import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
-import { refusedWithoutCredit, settleCharge } from "../store/billing/charge.ts";
-import { withinDeadline } from "../store/billing/refusal.ts";
-import { findCallState } from "../store/calls/call-repository.ts";
-import { statementOptions } from "../store/calls/operation.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
-import type { CallDeps, CallRequest } from "./call-deps.ts";
-import { CustomerGoneError, retryWhenCustomerGone } from "./customer-gone.ts";
+import type { CallDeps } from "./call-deps.ts";
+import {
+  type CallRequest,
+  CustomerGoneError,
+  callStatementOf,
+  retryWhenCustomerGone,
+  writeCall,
+} from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
+import { openCall } from "./open-call.ts";
 
 /**
  * Identifies the caller of an open call again, with what the agent learnt
@@ -36,44 +38,35 @@ async function identifyCallOnce(
   validateStartCall({ callId: input.callId, identityHints: input.identityHints });
   const now = deps.clock.now();
   const { db } = deps;
-  const { tenant, charge } = request;
-  const call = await findCallState(db, tenant, input.callId);
-  if (call === undefined) throw neverStarted(input.callId);
-  if (call.ended) throw ended(input.callId);
+  const { tenant } = request;
+  const call = await openCall(db, tenant, input.callId);
 
-  const statement = statementOptions(deps.inflightAbort, request.signal);
+  const statement = callStatementOf(deps.inflightAbort, request);
   const hints = normalizeHints(input.identityHints, undefined, deps.defaultRegion);
-  const match = await matchCustomer(db, tenant, hints, now, statement);
+  const match = await matchCustomer(db, tenant, hints, now, statement.options);
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
   const customerId = match?.customerId ?? call.customerId;
-  const written = await withinDeadline(() =>
-    refusedWithoutCredit(db, charge, now, () =>
-      recordIdentify(
-        db,
-        tenant,
-        {
-          callId: input.callId,
-          customerId,
-          link: input.verified ? hints : undefined,
-          now,
-          // As at start: "ignore" keeps a stranger's context private.
-          readContext: identity.recommendation !== "ignore",
-          charge,
-          deadline: request.deadline,
-        },
-        statement,
-      ),
+  const written = await writeCall(db, request.bill, now, () =>
+    recordIdentify(
+      db,
+      tenant,
+      {
+        callId: input.callId,
+        customerId,
+        link: input.verified ? hints : undefined,
+        now,
+        // As at start: "ignore" keeps a stranger's context private.
+        readContext: identity.recommendation !== "ignore",
+      },
+      statement,
     ),
   );
   if (!written.moved) {
     // Between the look and the write the call ended, went with an erased customer, or the customer found was
     // erased or merged away (then the retry looks again).
-    const state = await findCallState(db, tenant, input.callId);
-    if (state === undefined) throw neverStarted(input.callId);
-    if (state.ended) throw ended(input.callId);
+    await openCall(db, tenant, input.callId);
     throw new CustomerGoneError();
   }
-  settleCharge(charge, written.creditsLeft);
   return {
     callId: input.callId,
     customerRef: customerId,
@@ -82,12 +75,4 @@ async function identifyCallOnce(
     openIntents: written.openIntents,
     variables: written.variables,
   };
-}
-
-function neverStarted(callId: string): DomainError {
-  return new DomainError("not_found", `Call '${callId}' was never started`);
-}
-
-function ended(callId: string): DomainError {
-  return new DomainError("failed_precondition", `Call '${callId}' has already ended`);
 }

@@ -6,12 +6,9 @@ import type { Match } from "../domain/identity-match.ts";
 import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
-import { refusedWithoutCredit, settleCharge } from "../store/billing/charge.ts";
-import { withinDeadline } from "../store/billing/refusal.ts";
-import { statementOptions } from "../store/calls/operation.ts";
 import { recordStart } from "../store/calls/record-start.ts";
-import type { CallDeps, CallRequest } from "./call-deps.ts";
-import { retryWhenCustomerGone } from "./customer-gone.ts";
+import type { CallDeps } from "./call-deps.ts";
+import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
 
 /**
@@ -31,34 +28,29 @@ export async function startCall(deps: CallDeps, request: CallRequest, input: Sta
 async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
   validateStartCall(input);
   const now = deps.clock.now();
-  const { tenant, charge } = request;
+  const { tenant } = request;
   const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion);
-  const statement = statementOptions(deps.inflightAbort, request.signal);
-  const match = await matchCustomer(deps.db, tenant, hints, now, statement);
+  const statement = callStatementOf(deps.inflightAbort, request);
+  const match = await matchCustomer(deps.db, tenant, hints, now, statement.options);
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
-  const written = await withinDeadline(() =>
-    refusedWithoutCredit(deps.db, charge, now, () =>
-      recordStart(
-        deps.db,
-        tenant,
-        {
-          callId: input.callId,
-          customerId,
-          newCustomer: match === undefined,
-          hints,
-          now,
-          reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
-          readContext: shareContext(match),
-          charge,
-          deadline: request.deadline,
-        },
-        statement,
-      ),
+  const written = await writeCall(deps.db, request.bill, now, () =>
+    recordStart(
+      deps.db,
+      tenant,
+      {
+        callId: input.callId,
+        customerId,
+        newCustomer: match === undefined,
+        hints,
+        now,
+        reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
+        readContext: shareContext(match),
+      },
+      statement,
     ),
   );
   if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
-  settleCharge(charge, written.creditsLeft);
   return {
     callId: input.callId,
     customerRef: customerId,

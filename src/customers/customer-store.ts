@@ -1,4 +1,5 @@
-import type { Charge } from "../store/billing/charge.ts";
+import { type Bill, writeCall } from "../calls/call-write.ts";
+import { takeCredit } from "../store/billing/charge.ts";
 import type { Db } from "../store/engine/database.ts";
 
 /** What the customer operations need of the store. */
@@ -13,5 +14,13 @@ export interface CustomerStore {
 /** What each customer operation gets besides its input: the time and the bill (none for an unbilled one). */
 export interface CustomerOperation {
   readonly now: Date;
-  readonly charge?: Charge;
+  readonly bill?: Bill;
+}
+
+/**
+ * Takes the operation's credit, as a call's write does, with `db`: the
+ * operation's transaction when it writes, so a refusal undoes its writes.
+ */
+export async function billOperation(db: Db, op: CustomerOperation): Promise<void> {
+  await writeCall(db, op.bill, op.now, () => takeCredit(db, op.bill?.charge, op.now));
 }

@@ -1,7 +1,6 @@
 import type { CustomerRecord } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { takeCredit } from "../store/billing/charge.ts";
-import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
+import { billOperation, type CustomerOperation, type CustomerStore } from "./customer-store.ts";
 import { liveCustomerId, recordOf } from "./live-customer.ts";
 
 /** The record of the customer a ref names; a merged ref shows its survivor. Billed once read. */
@@ -12,6 +11,6 @@ export async function getCustomer(
   op: CustomerOperation,
 ): Promise<CustomerRecord> {
   const record = await recordOf(store, tenant, await liveCustomerId(store, tenant, ref), op.now);
-  await takeCredit(store.db, op.charge, op.now);
+  await billOperation(store.db, op);
   return record;
 }

@@ -1,8 +1,7 @@
 import { type CustomerSummary, identifierOf } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { takeCredit } from "../store/billing/charge.ts";
 import { findCustomersByIdentifier } from "../store/customer-repository.ts";
-import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
+import { billOperation, type CustomerOperation, type CustomerStore } from "./customer-store.ts";
 
 /** The customers holding a number or an external id (none is an empty list, not an error). Billed. */
 export async function listCustomers(
@@ -13,6 +12,6 @@ export async function listCustomers(
 ): Promise<CustomerSummary[]> {
   const identifier = identifierOf(query, store.defaultRegion);
   const found = await findCustomersByIdentifier(store.db, tenant, identifier);
-  await takeCredit(store.db, op.charge, op.now);
+  await billOperation(store.db, op);
   return found;
 }

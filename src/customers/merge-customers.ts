@@ -1,9 +1,8 @@
 import { type CustomerRecord, customerNotFound } from "../domain/customer.ts";
 import { validationError } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { takeCredit } from "../store/billing/charge.ts";
 import { mergeCustomers as moveCustomer } from "../store/customer-changes.ts";
-import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
+import { billOperation, type CustomerOperation, type CustomerStore } from "./customer-store.ts";
 import { liveCustomerId, recordOf } from "./live-customer.ts";
 
 /**
@@ -25,7 +24,7 @@ export async function mergeCustomers(
     throw validationError([{ path: ["from"], message: "Names the same customer as customer_ref" }]);
   }
   // Either one may have been erased or merged away since it was resolved.
-  if (!(await moveCustomer(store.db, tenant, survivor, merged, op.now, (trx) => takeCredit(trx, op.charge, op.now))))
+  if (!(await moveCustomer(store.db, tenant, survivor, merged, op.now, (trx) => billOperation(trx, op))))
     throw customerNotFound(`${ref}' or '${from}`);
   return recordOf(store, tenant, survivor, op.now);
 }

@@ -1,4 +1,3 @@
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createAccount } from "../accounts/create-account.ts";
 import type { AppContext } from "../context.ts";
 import { randomBase62 } from "../domain/api-key.ts";
@@ -7,6 +6,7 @@ import { hashPassword } from "../domain/password.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { claimInvite } from "../store/invite-repository.ts";
 import { findUserByEmail, insertUser } from "../store/user-repository.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { checkAccountName, checkEmail, checkNewPassword, normaliseEmail, throwIfAny } from "./credentials.ts";
 import { findInvite, inviteHash } from "./invites.ts";

@@ -1,10 +1,10 @@
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createKey } from "../accounts/create-key.ts";
 import { listKeys } from "../accounts/list-keys.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { UserRow } from "../store/schema.ts";
 import { findUserById, markEmailVerified } from "../store/user-repository.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { type OpenedSession, openSession } from "./sessions.ts";
 import { claimToken, peekUserToken } from "./user-tokens.ts";

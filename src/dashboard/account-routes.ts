@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import { getAccount } from "../accounts/get-account.ts";
 import type { AppContext } from "../context.ts";
 import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
 import { changePassword, signOutEverywhere } from "../dashboard-auth/change-password.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { UserRow } from "../store/schema.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { formErrors, renderMessage } from "./messages.ts";
 import { endBrowserSession, signedIn, startBrowserSession } from "./session-guard.ts";
 

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import { listOwnedKeys } from "../accounts/owned-keys.ts";
 import type { AppContext } from "../context.ts";
 import { throttleDashboardForm } from "../dashboard-auth/form-throttle.ts";
@@ -10,6 +9,7 @@ import { signUp } from "../dashboard-auth/sign-up.ts";
 import { peekVerification, verifyEmail } from "../dashboard-auth/verify-email.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, orMessage, renderMessage } from "./messages.ts";
 import { endBrowserSession, sessionToken, startBrowserSession } from "./session-guard.ts";

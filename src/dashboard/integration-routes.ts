@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { PLATFORMS } from "../domain/integration.ts";
@@ -7,6 +6,7 @@ import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
 import type { UserRow } from "../store/schema.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { allowed, productionAllowed } from "./role-guard.ts";

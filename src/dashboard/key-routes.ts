@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createOwnedKey, findLiveKey, listOwnedKeys, revokeOwnedKey } from "../accounts/owned-keys.ts";
 import { type ROLL_GRACES, rollKey } from "../accounts/roll-key.ts";
 import type { AppContext } from "../context.ts";
@@ -7,6 +6,7 @@ import { keyCreatedMail } from "../dashboard-auth/mail-texts.ts";
 import { notifyOwners } from "../dashboard-auth/owner-notices.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import type { UserRow } from "../store/schema.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { allowed, productionAllowed } from "./role-guard.ts";

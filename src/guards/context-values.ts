@@ -1,10 +1,10 @@
 import { createContextKey } from "@connectrpc/connect";
+import type { Bill } from "../calls/call-write.ts";
 import type { FieldIssue } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Tier } from "../domain/tiers.ts";
 import type { WebhookEvent } from "../domain/webhook-event.ts";
-import type { Charge } from "../store/billing/charge.ts";
 
 // Values the host and the guards hand to the service implementation.
 
@@ -32,8 +32,8 @@ export const principalKey = createContextKey<Principal | undefined>(undefined, {
  */
 export const restStatusKey = createContextKey<number>(200, { description: "REST status of a successful result" });
 
-/** Set by the quota guard: the service passes it to the operation's statement. */
-export const chargeKey = createContextKey<Charge | undefined>(undefined, {
+/** Set by the quota guard, its outcome by the operation's write: the service passes it to the use case. */
+export const billKey = createContextKey<Bill | undefined>(undefined, {
   description: "bills the call in its own statement",
 });
 

@@ -1,13 +1,14 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
+import { LRUCache } from "lru-cache";
 import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
+import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { Charge } from "../store/billing/charge.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { chargeKey, completesCallKey, principalKey } from "./context-values.ts";
+import { billKey, completesCallKey, principalKey } from "./context-values.ts";
 import type { CreditsLowWatch } from "./credits-low-watch.ts";
 import { isBilled } from "./method-access.ts";
 
@@ -28,14 +29,16 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
 /**
  * The monthly quota. An account with no credit left is refused before the
  * handler runs. Otherwise the handler's own statement takes the credit (the
- * charge in the context), so only calls that commit are billed and
- * concurrent calls never take more credits than there are: a call that finds
- * the last one gone is undone and refused too.
+ * bill in the context: its charge goes down to the statement, and the write
+ * notes on it what the statement did), so only calls that commit are billed
+ * and concurrent calls never take more credits than there are: a call that
+ * finds the last one gone is undone and refused too.
  *
  * The check before the handler is an early answer, not the rule, so a credit
  * count this instance saw less than half a second ago stands in for it on the
- * hot path; only positive counts are remembered, so an account that ran out
- * is always looked up afresh (and a top-up is seen at once).
+ * hot path, and a burst that finds none shares one look; only positive counts
+ * are remembered, so an account that ran out is always looked up afresh (and
+ * a top-up is seen at once).
  *
  * A request that completes a call already let in (completesCallKey: a
  * platform's end-of-call report) is saved unbilled when no credit is left,
@@ -43,19 +46,23 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
  */
 export function quotaGuard(options: QuotaGuardOptions): Interceptor {
   const { db, clock, monthlyAllowance } = options;
-  const knownCredits = new Map<string, { credits: number; seenAt: number }>();
+  // Only positive counts are kept: a lookup that finds none (undefined to lru-cache) is not stored. A count
+  // written or dropped while a lookup is under way wins over it (ignoreFetchAbort: the lookup still answers).
+  const knownCredits = new LRUCache<string, number>({
+    max: MAX_KNOWN_ACCOUNTS,
+    ttl: KNOWN_CREDITS_TTL_MS,
+    ttlResolution: 0,
+    ignoreFetchAbort: true,
+    fetchMethod: async (accountId) => {
+      const credits = await creditsLeft(db, accountId, clock.now(), monthlyAllowance);
+      return credits > 0 ? credits : undefined;
+    },
+  });
   const remember = (accountId: string, credits: number) => {
     if (credits <= 0) return knownCredits.delete(accountId);
-    if (knownCredits.size >= MAX_KNOWN_ACCOUNTS) knownCredits.clear();
-    knownCredits.set(accountId, { credits, seenAt: performance.now() });
+    knownCredits.set(accountId, credits);
   };
-  const creditsBefore = async (accountId: string) => {
-    const known = knownCredits.get(accountId);
-    if (known !== undefined && performance.now() - known.seenAt < KNOWN_CREDITS_TTL_MS) return known.credits;
-    const credits = await creditsLeft(db, accountId, clock.now(), monthlyAllowance);
-    remember(accountId, credits);
-    return credits;
-  };
+  const creditsBefore = async (accountId: string) => (await knownCredits.fetch(accountId)) ?? 0;
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
     if (principal === undefined || !isBilled(req.method)) return next(req);
@@ -81,31 +88,27 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       throw exhausted();
     }
 
-    let after: number | undefined;
-    let refused = false;
-    const charge: Charge = {
-      accountId,
-      allowance: monthlyAllowance,
-      charged(creditsLeft) {
-        after = creditsLeft;
-        options.meter?.billed(principal.tenant);
-        remember(accountId, creditsLeft);
-        options.creditsLow?.seen(accountId, principal.tier, creditsLeft);
-      },
-      refused() {
-        refused = true;
-        remember(accountId, 0);
-      },
+    const bill: Bill = { charge: { accountId, allowance: monthlyAllowance } };
+    const settle = () => {
+      const { outcome } = bill;
+      if (outcome === undefined) return undefined;
+      if (!outcome.charged) return remember(accountId, 0);
+      options.meter?.billed(principal.tenant);
+      remember(accountId, outcome.creditsLeft);
+      options.creditsLow?.seen(accountId, principal.tier, outcome.creditsLeft);
     };
-    req.contextValues.set(chargeKey, charge);
+    req.contextValues.set(billKey, bill);
     try {
       const res = await next(req);
-      res.header.set("x-quota-remaining", String(after ?? before));
+      settle();
+      res.header.set("x-quota-remaining", String(bill.outcome?.charged ? bill.outcome.creditsLeft : before));
       return res;
     } catch (error) {
+      settle();
+      const refused = bill.outcome?.charged === false;
       if (refused && req.contextValues.get(completesCallKey)) {
         // Its statement found the last credit gone and undid itself: save it again, without the charge.
-        req.contextValues.delete(chargeKey);
+        req.contextValues.delete(billKey);
         return unbilled();
       }
       if (refused) throw exhausted();

@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+
 // Credentials looked up once per burst of requests: each lookup is
 // remembered for less than a second on the monotonic clock (tests that move
 // the business clock do not freeze it), which bounds how long another
@@ -12,45 +14,42 @@ export interface ShortLivedCache<V> {
   clear(): void;
 }
 
+/** lru-cache keeps no undefined value, and "no such credential" is worth remembering too. */
+interface Found<V> {
+  readonly value: V;
+}
+
+/**
+ * lru-cache's fetch shares one lookup among a burst that finds no entry. A
+ * lookup under way when clear() runs (a revocation) still answers those who
+ * wait on it, but is not stored: clear() empties the slot the lookup would
+ * have filled, and `ignoreFetchAbort` makes lru-cache hand back the value
+ * rather than fail the waiters.
+ */
 export function createShortLivedCache<V>(monotonicNow: () => number = () => performance.now()): ShortLivedCache<V> {
-  const entries = new Map<string, { value: V; expiresAt: number }>();
-  // A burst that finds no entry shares one lookup instead of sending one each.
-  const lookingUp = new Map<string, Promise<V>>();
-  // Bumped by clear(): a lookup begun before a revocation must not store what it read.
-  let generation = 0;
-
-  function lookUpOnce(key: string, lookUp: () => Promise<V>): Promise<V> {
-    const startedIn = generation;
-    // Remembered from when the read began: how stale an entry may be is counted from there.
-    const expiresAt = monotonicNow() + CREDENTIAL_CACHE_TTL_MS;
-    const pending = lookUp().then(
-      (value) => {
-        if (lookingUp.get(key) === pending) lookingUp.delete(key);
-        if (startedIn === generation) {
-          if (entries.size >= MAX_ENTRIES) entries.clear();
-          entries.set(key, { value, expiresAt });
-        }
-        return value;
-      },
-      (error: unknown) => {
-        if (lookingUp.get(key) === pending) lookingUp.delete(key);
-        throw error;
-      },
-    );
-    lookingUp.set(key, pending);
-    return pending;
-  }
-
+  const cache = new LRUCache<string, Found<V>, () => Promise<V>>({
+    max: MAX_ENTRIES,
+    ttl: CREDENTIAL_CACHE_TTL_MS,
+    // The clock is read on each look (no timer per read), and shifted by one: lru-cache reads a start of 0 as none.
+    ttlResolution: 0,
+    perf: { now: () => monotonicNow() + 1 },
+    ignoreFetchAbort: true,
+    async fetchMethod(_key, _stale, { options, context: lookUp }) {
+      const startedAt = monotonicNow();
+      const value = await lookUp();
+      // Counted from when the read began: how stale an entry may be is bounded from there. lru-cache keeps an
+      // entry while its age is at most its ttl; ours ends when the time is up, hence the one ms less.
+      options.ttl = Math.max(1, Math.floor(startedAt + CREDENTIAL_CACHE_TTL_MS - monotonicNow()) - 1);
+      return { value };
+    },
+  });
   return {
-    get(key, lookUp) {
-      const cached = entries.get(key);
-      if (cached !== undefined && cached.expiresAt > monotonicNow()) return Promise.resolve(cached.value);
-      return lookingUp.get(key) ?? lookUpOnce(key, lookUp);
+    async get(key, lookUp) {
+      const found = await cache.fetch(key, { context: lookUp });
+      return (found as Found<V>).value;
     },
     clear() {
-      generation++;
-      entries.clear();
-      lookingUp.clear();
+      cache.clear();
     },
   };
 }

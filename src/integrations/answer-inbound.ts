@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { CallRequest } from "../calls/call-deps.ts";
+import type { CallRequest } from "../calls/call-write.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { StartCallResult } from "../domain/call.ts";
 import { contextVariables, type NoContextReason, noContextVariables } from "../domain/context-variables.ts";
@@ -67,10 +67,11 @@ async function startWithinBudget(
   const budget = new AbortController();
   const signal = request.signal === undefined ? budget.signal : AbortSignal.any([request.signal, budget.signal]);
   // The webhook triage set the deadline when the webhook arrived; the guards' waits count against it too.
-  const deadline = request.deadline ?? Date.now() + deps.startBudgetMs;
-  const started = startCall(deps, { ...request, signal, deadline }, input);
+  const { deadline } = request;
+  const started = startCall(deps, { ...request, signal }, input);
   let timer: NodeJS.Timeout | undefined;
   const overBudget = new Promise<"over">((resolve) => {
+    if (deadline === undefined) return;
     timer = setTimeout(() => resolve("over"), Math.max(0, deadline - Date.now()) + COMMIT_GRACE_MS);
   });
   try {

@@ -1,4 +1,4 @@
-import type { CallRequest } from "../calls/call-deps.ts";
+import type { CallRequest } from "../calls/call-write.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { WebhookEvent } from "../domain/webhook-event.ts";
 import { answerInbound } from "./answer-inbound.ts";

@@ -1,4 +1,4 @@
-import type { CallRequest } from "../calls/call-deps.ts";
+import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { type Integration, SUMMARY_VARIABLE } from "../domain/integration.ts";

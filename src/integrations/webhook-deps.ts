@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import { type CallDeps, callDepsOf } from "../calls/call-deps.ts";
-import type { AppContext } from "../context.ts";
+import type { CallDeps } from "../calls/call-deps.ts";
 
 // What the webhook use cases need: the call use cases' dependencies, the
 // start's own time budget (past it the platform gets a "no context" answer)
@@ -9,8 +8,4 @@ import type { AppContext } from "../context.ts";
 export interface WebhookDeps extends CallDeps {
   readonly startBudgetMs: number;
   readonly log: FastifyBaseLogger;
-}
-
-export function webhookDepsOf(app: AppContext): WebhookDeps {
-  return { ...callDepsOf(app), startBudgetMs: app.config.budgetMs.start, log: app.log };
 }

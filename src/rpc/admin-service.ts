@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
-import { accountDepsOf } from "../accounts/account-deps.ts";
 import { createAccount } from "../accounts/create-account.ts";
 import { createKey } from "../accounts/create-key.ts";
 import { getAccount } from "../accounts/get-account.ts";
@@ -14,6 +13,7 @@ import type { Integration } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
+import { accountDepsOf } from "../use-case-deps.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
 

@@ -1,13 +1,14 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
-import { type CallRequest, callDepsOf } from "../calls/call-deps.ts";
+import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { identifyCall } from "../calls/identify-call.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { chargeKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
+import { billKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
+import { callDepsOf } from "../use-case-deps.ts";
 import {
   endRequestToInput,
   endResultToResponse,
@@ -62,7 +63,7 @@ export function callRequestOf(context: HandlerContext): CallRequest {
   const principal = requirePrincipal(context);
   return {
     tenant: principal.tenant,
-    charge: context.values.get(chargeKey),
+    bill: context.values.get(billKey),
     signal: context.signal,
     deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
   };

@@ -7,7 +7,7 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { chargeKey } from "../guards/context-values.ts";
+import { billKey } from "../guards/context-values.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
@@ -19,7 +19,7 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     defaultRegion: app.config.defaultRegion,
     erasures: app.erasures,
   };
-  const op = (context: HandlerContext) => ({ now: app.clock.now(), charge: context.values.get(chargeKey) });
+  const op = (context: HandlerContext) => ({ now: app.clock.now(), bill: context.values.get(billKey) });
   return {
     getCustomer: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context);

@@ -5,8 +5,8 @@ import { DomainError } from "../domain/domain-error.ts";
 import { integrationKey, webhookEventKey } from "../guards/context-values.ts";
 import { noteNoContext } from "../guards/webhook-triage.ts";
 import { receiveWebhook } from "../integrations/receive-webhook.ts";
-import { webhookDepsOf } from "../integrations/webhook-deps.ts";
 import { countNoContext } from "../metrics/metrics.ts";
+import { webhookDepsOf } from "../use-case-deps.ts";
 import { callRequestOf } from "./caller-context-service.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 

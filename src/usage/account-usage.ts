@@ -1,6 +1,5 @@
-import { accountDepsOf } from "../accounts/account-deps.ts";
+import type { AccountDeps } from "../accounts/account-deps.ts";
 import { getAccount } from "../accounts/get-account.ts";
-import type { AppContext } from "../context.ts";
 import { BASE_LIMIT_PER_MINUTE, type Tier } from "../domain/tiers.ts";
 import { listUsageDays } from "../store/billing/usage-repository.ts";
 import type { UsageMeter } from "./usage-meter.ts";
@@ -28,11 +27,11 @@ export interface AccountUsage {
 }
 
 /** What the account used, with the counts of this instance written first. */
-export async function accountUsage(app: AppContext, meter: UsageMeter, accountId: string): Promise<AccountUsage> {
+export async function accountUsage(deps: AccountDeps, meter: UsageMeter, accountId: string): Promise<AccountUsage> {
   await meter.flush();
-  const { db } = app.database;
-  const now = app.clock.now();
-  const { tier, quotaRemaining } = await getAccount(accountDepsOf(app), accountId);
+  const { db } = deps;
+  const now = deps.clock.now();
+  const { tier, quotaRemaining } = await getAccount(deps, accountId);
   const days = lastDays(now, USAGE_DAYS);
   const rows = await listUsageDays(db, accountId, days[0]!);
   const byDay = new Map(days.map((day) => [day, { day, test: 0, prod: 0, refusedQuota: 0, refusedRate: 0 }]));
@@ -46,7 +45,7 @@ export async function accountUsage(app: AppContext, meter: UsageMeter, accountId
   return {
     tier,
     ratePerMinute: BASE_LIMIT_PER_MINUTE[tier],
-    monthlyAllowance: app.config.monthlyQuota[tier],
+    monthlyAllowance: deps.monthlyQuota[tier],
     creditsLeft: quotaRemaining,
     renewsAt: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
     days: [...byDay.values()],

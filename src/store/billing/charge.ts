@@ -1,23 +1,18 @@
 import { type RawBuilder, sql } from "kysely";
-import { DomainError } from "../../domain/domain-error.ts";
 import { firstSlotToTry } from "../../domain/quota-slots.ts";
 import type { Db } from "../engine/database.ts";
-import { accountAllowance, creditsLeft, type MonthlyAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
-import { isRefusal, refuse } from "./refusal.ts";
+import { accountAllowance, type MonthlyAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
+import { refuse } from "./refusal.ts";
 
 /**
  * The bill of one operation, taken by the operation's own statement: the
  * credit is spent only if the operation's writes commit, and an operation
- * that finds no credit left writes nothing. The quota guard hands one to the
- * store and learns the outcome through the callbacks.
+ * that finds no credit left writes nothing. Plain data: what the statement
+ * did comes back in its result.
  */
 export interface Charge {
   readonly accountId: string;
   readonly allowance: MonthlyAllowance;
-  /** The operation committed and took a credit; about this many are left (exact when nothing runs alongside). */
-  charged(creditsLeft: number): void;
-  /** There was no credit left: the operation wrote nothing. */
-  refused(): void;
 }
 
 /** The SQLSTATE a statement raises to undo itself when the account has no credit left. */
@@ -97,59 +92,26 @@ export function creditsLeftColumn(
     else ${refuse(NO_CREDIT, "no credit left")} end) end`;
 }
 
-/** Tells the charge what its statement did. */
-export function settleCharge(charge: Charge | undefined, creditsLeft: number | null): void {
-  if (charge !== undefined && creditsLeft !== null) charge.charged(creditsLeft);
-}
-
-/**
- * Runs an operation's statement; one undone because its slot was emptied
- * meanwhile runs again while the account has a credit left (each time,
- * another charge took one, so this ends), and one undone for want of credit
- * becomes the domain's refusal, after telling the charge.
- */
-export async function refusedWithoutCredit<T>(
-  db: Db,
-  charge: Charge | undefined,
-  now: Date,
-  work: () => Promise<T>,
-): Promise<T> {
-  for (;;) {
-    try {
-      return await work();
-    } catch (error) {
-      if (charge !== undefined && isRefusal(error, SLOT_EMPTIED)) {
-        // A look at the slots costs less than the operation's statement, and near zero it usually finds none.
-        if ((await creditsLeft(db, charge.accountId, now, charge.allowance)) > 0) continue;
-        throw refusal(charge);
-      }
-      if (!isRefusal(error, NO_CREDIT)) throw error;
-      throw refusal(charge);
-    }
-  }
-}
-
-function refusal(charge: Charge | undefined): DomainError {
-  charge?.refused();
-  return new DomainError("resource_exhausted", "Monthly quota exhausted");
-}
-
 /**
  * Bills an operation whose writes need no statement of their own to commit
  * with (a read), or that runs in a transaction (`db` is then the
- * transaction): one credit, or the domain's refusal when none is left. It
+ * transaction): one credit, with about the credits left, or no_credit. It
  * raises nothing in the database, so a transaction survives a slot emptied
  * meanwhile and tries again with a fresh snapshot.
  */
-export async function takeCredit(db: Db, charge: Charge | undefined, now: Date): Promise<void> {
-  if (charge === undefined) return;
+export async function takeCredit(
+  db: Db,
+  charge: Charge | undefined,
+  now: Date,
+): Promise<{ readonly creditsLeft: number | null } | { readonly refused: "no_credit" }> {
+  if (charge === undefined) return { creditsLeft: null };
   for (;;) {
     const { rows } = await sql<{ credits_left: number | null; had_credit: boolean }>`
       with charged as (${chargeCte(charge, now, sql`true`, [])})
       select (select credits_left from charged) as credits_left, ${hadCredit(charge, now)} as had_credit
     `.execute(db);
     const { credits_left, had_credit } = rows[0]!;
-    if (credits_left !== null) return settleCharge(charge, credits_left);
-    if (!had_credit) throw refusal(charge);
+    if (credits_left !== null) return { creditsLeft: credits_left };
+    if (!had_credit) return { refused: "no_credit" };
   }
 }

@@ -1,12 +1,25 @@
 import { type RawBuilder, sql } from "kysely";
-import { DomainError } from "../../domain/domain-error.ts";
 
 // A refusal found in the middle of a statement (no credit left, an
 // idempotency key already taken) must undo what the statement already wrote:
 // the statement raises an error of its own SQLSTATE through refuse_statement()
-// (migration 0002), and the store recognises it by that code.
+// (migration 0002), and the store recognises it by that code and reports it
+// as a value. What a refusal means to the caller is the use case's to decide.
 
 export type RefusalCode = "CC402" | "CC40S" | "CC408" | "CC409";
+
+/** Why a call's statement undid itself: no credit left, its credit slot emptied meanwhile, or past its deadline. */
+export type StatementRefusal = "no_credit" | "slot_emptied" | "past_deadline";
+
+export interface Refused {
+  readonly refused: StatementRefusal;
+}
+
+const REFUSALS: ReadonlyMap<unknown, StatementRefusal> = new Map<RefusalCode, StatementRefusal>([
+  ["CC402", "no_credit"],
+  ["CC40S", "slot_emptied"],
+  ["CC408", "past_deadline"],
+]);
 
 const PAST_DEADLINE = "CC408";
 
@@ -20,6 +33,17 @@ export function isRefusal(error: unknown, code: RefusalCode): boolean {
   return (error as { code?: unknown } | null)?.code === code;
 }
 
+/** Runs a call's statement; one that undid itself for want of credit or time is reported as such. */
+export async function refusedAsValue<T>(work: () => Promise<T>): Promise<T | Refused> {
+  try {
+    return await work();
+  } catch (error) {
+    const refused = REFUSALS.get((error as { code?: unknown } | null)?.code);
+    if (refused === undefined) throw error;
+    return { refused };
+  }
+}
+
 /**
  * A column that undoes the statement when PostgreSQL reaches it after
  * `deadline` (epoch ms, real time). Placed last, it runs after the statement
@@ -30,14 +54,4 @@ export function isRefusal(error: unknown, code: RefusalCode): boolean {
 export function deadlineColumn(deadline: number | undefined): RawBuilder<unknown> {
   if (deadline === undefined) return sql`null`;
   return sql`case when clock_timestamp() > ${new Date(deadline)}::timestamptz then ${refuse(PAST_DEADLINE, "past the deadline")} end`;
-}
-
-/** Runs a call's write; a statement that undid itself at its deadline becomes 503 (nothing was saved). */
-export async function withinDeadline<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!isRefusal(error, PAST_DEADLINE)) throw error;
-    throw new DomainError("unavailable", "Not done within the time budget; nothing was saved, retry later");
-  }
 }

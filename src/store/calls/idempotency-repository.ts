@@ -1,7 +1,9 @@
-import { type AbortableQueryOptions, sql } from "kysely";
+import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { type Refused, refusedAsValue } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
+import type { CallStatement } from "./write-to-outcome.ts";
 
 export type StoredEnd =
   | { readonly kind: "absent" }
@@ -20,11 +22,12 @@ export async function findStoredEnd(
   key: string,
   requestHash: string,
   now: Date,
-  charge: Charge | undefined,
-  options: AbortableQueryOptions,
-): Promise<StoredEnd> {
+  statement: CallStatement,
+): Promise<StoredEnd | Refused> {
+  const { charge } = statement;
   const sameRequest = sql`stored.request_hash = ${requestHash}`;
-  const { rows } = await sql<{ response: string; same_request: boolean; credits_left: number | null }>`
+  const written = await refusedAsValue(() =>
+    sql<{ response: string; same_request: boolean; credits_left: number | null }>`
     with stored as (
       select request_hash, response from idempotency_keys
       where account_id = ${tenant.accountId} and mode = ${tenant.mode} and key = ${key} and expires_at > ${now}
@@ -32,8 +35,10 @@ export async function findStoredEnd(
     charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, [])})
     select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, now, sameRequest)} as credits_left
     from stored
-  `.execute(db, options);
-  const row = rows[0];
+  `.execute(db, statement.options),
+  );
+  if ("refused" in written) return written;
+  const row = written.rows[0];
   if (row === undefined) return { kind: "absent" };
   if (!row.same_request) return { kind: "mismatch" };
   return { kind: "replay", response: row.response, creditsLeft: row.credits_left };

@@ -1,14 +1,14 @@
-import { type AbortableQueryOptions, type RawBuilder, sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { EndCallCommand } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
-import { deadlineColumn, isRefusal, refuse } from "../billing/refusal.ts";
+import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { deadlineColumn, isRefusal, type Refused, refuse } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
 import { outboxInsert } from "../event-outbox.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
-import { writeToOutcome } from "./write-to-outcome.ts";
+import { type CallStatement, writeToOutcome } from "./write-to-outcome.ts";
 
 export interface EndRecord {
   readonly callId: string;
@@ -23,8 +23,6 @@ export interface EndRecord {
   readonly now: Date;
   /** The Idempotency-Key to claim, with the request's fingerprint and the key's expiry. */
   readonly idempotency?: { readonly key: string; readonly requestHash: string; readonly expiresAt: Date };
-  readonly charge?: Charge;
-  readonly deadline?: number;
 }
 
 export type EndWrite =
@@ -54,16 +52,17 @@ export async function recordEnd(
   db: Db,
   tenant: Tenant,
   record: EndRecord,
-  options: AbortableQueryOptions,
-): Promise<EndWrite> {
+  statement: CallStatement,
+): Promise<EndWrite | Refused> {
   const { accountId, mode } = tenant;
-  const { now, charge, idempotency } = record;
+  const { now, idempotency } = record;
+  const { charge } = statement;
   const ref = record.customerRef ?? null;
   const intents = record.intents;
   const variables = [...record.variables];
   const customer = sql`closed.customer_id`;
   try {
-    const { rows } = await writeToOutcome(
+    const written = await writeToOutcome(
       db,
       sql<{ result: string; credits_left: number | null }>`
       with target as (
@@ -135,12 +134,13 @@ export async function recordEnd(
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
-        ${deadlineColumn(record.deadline)} as deadline_check
+        ${deadlineColumn(statement.deadline)} as deadline_check
       from closed
     `,
-      options,
+      statement,
     );
-    const row = rows[0];
+    if ("refused" in written) return written;
+    const row = written.rows[0];
     if (row === undefined) return { ended: false, keyTaken: false };
     return { ended: true, result: row.result, creditsLeft: row.credits_left };
   } catch (error) {

@@ -1,13 +1,13 @@
-import { type AbortableQueryOptions, sql } from "kysely";
+import { sql } from "kysely";
 import type { OpenIntent, StoredVariable } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
-import { deadlineColumn } from "../billing/refusal.ts";
+import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { deadlineColumn, type Refused } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
 import { contextColumns } from "./context-columns.ts";
 import { linkIdentifiers } from "./link-statements.ts";
-import { writeToOutcome } from "./write-to-outcome.ts";
+import { type CallStatement, writeToOutcome } from "./write-to-outcome.ts";
 
 export interface IdentifyRecord {
   readonly callId: string;
@@ -18,8 +18,6 @@ export interface IdentifyRecord {
   readonly now: Date;
   /** Read the customer's open intents and live variables. */
   readonly readContext: boolean;
-  readonly charge?: Charge;
-  readonly deadline?: number;
 }
 
 export type IdentifyWrite =
@@ -43,14 +41,15 @@ export async function recordIdentify(
   db: Db,
   tenant: Tenant,
   record: IdentifyRecord,
-  options: AbortableQueryOptions,
-): Promise<IdentifyWrite> {
+  statement: CallStatement,
+): Promise<IdentifyWrite | Refused> {
   const { accountId, mode } = tenant;
-  const { now, customerId, charge } = record;
+  const { now, customerId } = record;
+  const { charge } = statement;
   const moved = sql`exists (select 1 from call)`;
   const customer = sql`${customerId}::uuid`;
   const link = record.link ?? { externalIds: [] };
-  const { rows } = await writeToOutcome(
+  const written = await writeToOutcome(
     db,
     sql<{
       moved: boolean;
@@ -89,11 +88,12 @@ export async function recordIdentify(
       (select call_start from call) as call_start,
       ${contextColumns(customer, now, record.readContext)},
       ${creditsLeftColumn(charge, now, moved)} as credits_left,
-      ${deadlineColumn(record.deadline)} as deadline_check
+      ${deadlineColumn(statement.deadline)} as deadline_check
   `,
-    options,
+    statement,
   );
-  const row = rows[0];
+  if ("refused" in written) return written;
+  const row = written.rows[0];
   if (!row.moved || row.call_start === null) return { moved: false };
   return {
     moved: true,

@@ -1,13 +1,13 @@
-import { type AbortableQueryOptions, sql } from "kysely";
+import { sql } from "kysely";
 import type { OpenIntent, StoredVariable } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { type Charge, chargeCte, creditsLeftColumn } from "../billing/charge.ts";
-import { deadlineColumn } from "../billing/refusal.ts";
+import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { deadlineColumn, type Refused } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
 import { contextColumns } from "./context-columns.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
-import { writeToOutcome } from "./write-to-outcome.ts";
+import { type CallStatement, writeToOutcome } from "./write-to-outcome.ts";
 
 export interface StartRecord {
   readonly callId: string;
@@ -19,11 +19,10 @@ export interface StartRecord {
   readonly reusableBefore: Date;
   /** Read the customer's open intents and live variables. */
   readonly readContext: boolean;
-  readonly charge?: Charge;
-  readonly deadline?: number;
 }
 
 export type StartWrite =
+  /** The call_id is taken: nothing was written. */
   | { readonly started: false }
   | {
       readonly started: true;
@@ -44,12 +43,13 @@ export async function recordStart(
   db: Db,
   tenant: Tenant,
   record: StartRecord,
-  options: AbortableQueryOptions,
-): Promise<StartWrite> {
+  statement: CallStatement,
+): Promise<StartWrite | Refused> {
   const { accountId, mode } = tenant;
   const { now, customerId } = record;
+  const { charge } = statement;
   const started = sql`exists (select 1 from call)`;
-  const { rows } = await writeToOutcome(
+  const written = await writeToOutcome(
     db,
     sql<{
       started: boolean;
@@ -77,16 +77,17 @@ export async function recordStart(
     ),
     identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
     dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
-    charged as (${chargeCte(record.charge, now, started, ["new_customer", "seen_customer", "identifiers", "dialled"])})
+    charged as (${chargeCte(charge, now, started, ["new_customer", "seen_customer", "identifiers", "dialled"])})
     select
       ${started} as started,
       ${contextColumns(customerId, now, record.readContext)},
-      ${creditsLeftColumn(record.charge, now, started)} as credits_left,
-      ${deadlineColumn(record.deadline)} as deadline_check
+      ${creditsLeftColumn(charge, now, started)} as credits_left,
+      ${deadlineColumn(statement.deadline)} as deadline_check
   `,
-    options,
+    statement,
   );
-  const row = rows[0];
+  if ("refused" in written) return written;
+  const row = written.rows[0];
   if (!row.started) return { started: false };
   return { started: true, openIntents: row.open_intents, variables: row.variables, creditsLeft: row.credits_left };
 }

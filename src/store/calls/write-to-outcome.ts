@@ -1,9 +1,21 @@
 import type { AbortableQueryOptions, QueryResult, RawBuilder } from "kysely";
+import type { Charge } from "../billing/charge.ts";
+import { type Refused, refusedAsValue } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
+
+/** How a call's statement runs: stopped with its request, billed in itself, and undone past its deadline. */
+export interface CallStatement {
+  /** The request's signal, and what stops a statement already sent (see createDatabase). */
+  readonly options: AbortableQueryOptions;
+  readonly charge?: Charge;
+  /** Epoch ms (real time) after which the statement must not commit: its client was already answered. */
+  readonly deadline?: number;
+}
 
 /**
  * Runs a call's write, which commits on its own, and answers with what it
- * did. An abort before the statement is sent (also while it waits for a
+ * did: its rows, or why it undid itself (no credit, past its deadline). An
+ * abort before the statement is sent (also while it waits for a
  * connection) answers at once: nothing was done. Once sent, an abort only
  * asks PostgreSQL to cancel it, and the answer is the statement's outcome:
  * either it was cancelled (or undid itself at its deadline) and nothing was
@@ -14,8 +26,12 @@ import type { Db } from "../engine/database.ts";
 export async function writeToOutcome<R>(
   db: Db,
   query: RawBuilder<R>,
-  options: AbortableQueryOptions,
-): Promise<QueryResult<R>> {
+  statement: CallStatement,
+): Promise<QueryResult<R> | Refused> {
+  return refusedAsValue(() => execute(db, query, statement.options));
+}
+
+async function execute<R>(db: Db, query: RawBuilder<R>, options: AbortableQueryOptions): Promise<QueryResult<R>> {
   const { signal } = options;
   if (signal === undefined) return query.execute(db);
   const compiled = query.compile(db);

@@ -1,0 +1,120 @@
+import type { InflightQueryAbortStrategy } from "kysely";
+import { DomainError } from "../domain/domain-error.ts";
+import type { Tenant } from "../domain/tenant.ts";
+import type { Charge } from "../store/billing/charge.ts";
+import { creditsLeft } from "../store/billing/quota-slots.ts";
+import type { Refused } from "../store/billing/refusal.ts";
+import type { CallStatement } from "../store/calls/write-to-outcome.ts";
+import type { Db } from "../store/engine/database.ts";
+import { isCustomerGone } from "../store/engine/database-errors.ts";
+
+// A call's write, the same for start, end, identify and the billed customer
+// operations: how its statement runs, what its refusals mean (the store only
+// reports them), its retries, and its bill's outcome.
+
+/** What became of a request's charge: taken, with about the credits left, or refused for want of credit. */
+export type ChargeOutcome = { readonly charged: true; readonly creditsLeft: number } | { readonly charged: false };
+
+/**
+ * A billed request's bill: the quota guard sets the charge, the request's
+ * write its outcome. The one value the guard and the use cases share.
+ */
+export interface Bill {
+  readonly charge: Charge;
+  outcome?: ChargeOutcome;
+}
+
+/** Who asks, and how the request is bounded and billed. */
+export interface CallRequest {
+  readonly tenant: Tenant;
+  /** Taken by the call's own write when it commits (set by the quota guard). */
+  readonly bill?: Bill;
+  /** Aborted when nobody waits for the answer any longer. */
+  readonly signal?: AbortSignal;
+  /** Epoch ms (real time) after which the call's write must not commit: its client was already answered. */
+  readonly deadline?: number;
+}
+
+/**
+ * How each statement of a call runs. A start and an end each commit with
+ * their own last statement, so work nobody waits for any longer is stopped
+ * statement by statement: one not yet sent is not sent (also after waiting
+ * for a connection), and on PostgreSQL one that is running is cancelled,
+ * which rolls it back.
+ */
+export function callStatementOf(inflightAbort: InflightQueryAbortStrategy, request: CallRequest): CallStatement {
+  return {
+    options: { signal: request.signal, inflightQueryAbortStrategy: inflightAbort },
+    charge: request.bill?.charge,
+    deadline: request.deadline,
+  };
+}
+
+/**
+ * Runs a billed write and settles its bill. A write undone because its
+ * credit slot was emptied meanwhile runs again while the account has a credit
+ * left (each time another charge took one, so this ends); one undone for want
+ * of credit is refused (and the bill says so); one undone at its deadline
+ * saved nothing, which the client may retry.
+ */
+export async function writeCall<T extends object>(
+  db: Db,
+  bill: Bill | undefined,
+  now: Date,
+  write: () => Promise<T | Refused>,
+): Promise<T> {
+  for (;;) {
+    const written = await write();
+    if (!isRefused(written)) {
+      // A write that took a credit reports about the credits left; one that wrote nothing took none.
+      const left = "creditsLeft" in written ? written.creditsLeft : null;
+      if (bill !== undefined && typeof left === "number") bill.outcome = { charged: true, creditsLeft: left };
+      return written;
+    }
+    if (written.refused === "past_deadline") {
+      throw new DomainError("unavailable", "Not done within the time budget; nothing was saved, retry later");
+    }
+    // A look at the slots costs less than the write, and near zero it usually finds none.
+    if (written.refused === "slot_emptied" && bill !== undefined) {
+      if ((await creditsLeft(db, bill.charge.accountId, now, bill.charge.allowance)) > 0) continue;
+    }
+    if (bill !== undefined) bill.outcome = { charged: false };
+    throw new DomainError("resource_exhausted", "Monthly quota exhausted");
+  }
+}
+
+function isRefused(written: object): written is Refused {
+  return "refused" in written;
+}
+
+/** Thrown by a use case whose write found its chosen customer gone without the database refusing it. */
+export class CustomerGoneError extends Error {
+  constructor() {
+    super("the chosen customer is gone");
+    this.name = "CustomerGoneError";
+  }
+}
+
+/**
+ * Runs a call's work again, once, when its write found the customer it had
+ * chosen gone: erased or merged away between the look and the write (the
+ * write was undone whole). The second look sees the erasure or follows the
+ * alias to the survivor; a customer that changes again meanwhile is a 503.
+ */
+export async function retryWhenCustomerGone<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!gone(error)) throw error;
+  }
+  try {
+    return await work();
+  } catch (error) {
+    if (!gone(error)) throw error;
+    throw new DomainError("unavailable", "The customer changed while the call was saved; retry the request");
+  }
+}
+
+function gone(error: unknown): boolean {
+  return error instanceof CustomerGoneError || isCustomerGone(error);
+}

@@ -1,0 +1,32 @@
+import type { AccountDeps } from "./accounts/account-deps.ts";
+import type { CallDeps } from "./calls/call-deps.ts";
+import type { AppContext } from "./context.ts";
+import type { WebhookDeps } from "./integrations/webhook-deps.ts";
+
+// What each family of use cases is given, taken from the app's context here,
+// so a use case sees only what it uses and never the context itself.
+
+export function callDepsOf(app: AppContext): CallDeps {
+  return {
+    db: app.database.db,
+    clock: app.clock,
+    defaultRegion: app.config.defaultRegion,
+    sensitiveData: app.config.sensitiveData,
+    inflightAbort: app.database.inflightAbort,
+  };
+}
+
+export function webhookDepsOf(app: AppContext): WebhookDeps {
+  return { ...callDepsOf(app), startBudgetMs: app.config.budgetMs.start, log: app.log };
+}
+
+/** The admin API, the dashboard and the first start each pass the same account dependencies. */
+export function accountDepsOf(app: AppContext): AccountDeps {
+  const keys = {
+    forgetAll() {
+      app.keys.forgetAll();
+      app.webhooks.forgetAll();
+    },
+  };
+  return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota, secrets: app.secrets };
+}
