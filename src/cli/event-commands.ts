@@ -38,7 +38,8 @@ export const eventCommands: readonly Command[] = [
         accountId: requireOption(options, "account"),
         url: requireOption(options, "url"),
         kind: options.kind === undefined ? undefined : parseChoice(options.kind, "--kind", MODES),
-        eventTypes: options.types === undefined ? [] : parseChoices(options.types, "--types", EVENT_TYPES),
+        eventTypes:
+          options.types === undefined ? [...EVENT_TYPES] : parseChoices(options.types, "--types", EVENT_TYPES),
         includeVariableValues:
           parseChoice(options["include-variable-values"] ?? "no", "--include-variable-values", YES_NO) === "yes",
       });

@@ -92,6 +92,9 @@ export function nextAttemptAt(now: Date, attempts: number, delays: readonly numb
  * a row, the first of them at least DISABLE_AFTER_MS ago: a day of nothing
  * but failures, not one bad minute of a busy account.
  */
+/** How long a delivered or failed delivery (its payload included) is kept for the delivery log and redelivery. */
+export const FINISHED_DELIVERY_RETENTION_DAYS = 30;
+
 export const DISABLE_AFTER_FAILURES = 10;
 export const DISABLE_AFTER_MS = 24 * HOUR;
 

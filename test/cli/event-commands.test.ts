@@ -69,6 +69,19 @@ describe("events", () => {
     expect(await cliJson(["events", "list", "--account", account.account_id])).toEqual({ endpoints: [] });
   });
 
+  test("without --types an endpoint receives every event type", async () => {
+    const account = await cliJson(["accounts", "create", "--name", "All events"]);
+    const created = await cliJson(["events", "create", "--account", account.account_id, "--url", receiver.url]);
+    expect(created.endpoint.event_types).toEqual([
+      "intent.opened",
+      "intent.resolved",
+      "call.ended",
+      "customer.merged",
+      "customer.erased",
+      "credits.low",
+    ]);
+  });
+
   test("an unknown event type or grace is a usage error (exit 2) naming the choices", async () => {
     const badType = await cli([
       "events",

@@ -1,6 +1,8 @@
 import type { Clock } from "../../domain/clock.ts";
+import { FINISHED_DELIVERY_RETENTION_DAYS } from "../../domain/events.ts";
 import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../../domain/limits.ts";
 import type { Db } from "../engine/database.ts";
+import { deleteFinishedDeliveries } from "../event-delivery-repository.ts";
 import { deleteOldReceipts } from "../webhook-receipts.ts";
 import {
   deleteExpiredIdempotencyKeys,
@@ -12,7 +14,9 @@ import {
 
 // Retention: customers with no call in 90 days (and with them their
 // identifiers, intents and variables), call records older than 30 days (so
-// their call_id may be used again), expired variables and idempotency keys.
+// their call_id may be used again), expired variables and idempotency keys,
+// webhook receipts past their replay window, and finished event deliveries
+// older than 30 days (their payloads may carry a caller's variables).
 // One instance sweeps at a time, in bounded batches.
 
 const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
@@ -25,6 +29,7 @@ export interface SweepResult {
   readonly variables: number;
   readonly idempotencyKeys: number;
   readonly webhookReceipts: number;
+  readonly eventDeliveries: number;
 }
 
 /** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
@@ -35,6 +40,11 @@ export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<S
     variables: await deleteExpiredVariables(trx, now, batchSize),
     idempotencyKeys: await deleteExpiredIdempotencyKeys(trx, now, batchSize),
     webhookReceipts: await deleteOldReceipts(trx, new Date(now.getTime() - WEBHOOK_RECEIPT_MS), batchSize),
+    eventDeliveries: await deleteFinishedDeliveries(
+      trx,
+      new Date(now.getTime() - FINISHED_DELIVERY_RETENTION_DAYS * DAY_MS),
+      batchSize,
+    ),
   }));
 }
 
