@@ -13,7 +13,7 @@ import type { NoContextReason } from "../domain/context-variables.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
-import { requestScopeKey } from "../http/request-pipeline.ts";
+import { requestScopeKey } from "../http/request-scope.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";

@@ -4,11 +4,11 @@ import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type I
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
-import { codeName } from "./code-names.ts";
 import { toConnectError } from "./error-response.ts";
 import { headerObject, headersFrom } from "./header-conversion.ts";
 import type { RequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
+import { enterMethod } from "./request-scope.ts";
 import type { EarlyRefusal, RestService } from "./rest-adapter.ts";
 
 // Unary gRPC calls with uncompressed messages, served straight from the h2c
@@ -85,11 +85,10 @@ async function serve(
     requestId: requestIdOf(req.headers["x-request-id"]),
     peer: req.socket?.remoteAddress ?? "unknown",
   });
-  scope.service = route.method.parent.typeName;
-  scope.method = route.method.name;
+  enterMethod(scope, { method: route.method });
   const refused = options.refuseEarly?.(route.method);
   if (refused !== undefined) {
-    scope.code = codeName(refused.code);
+    enterMethod(scope, { code: refused.code });
     answer(req, res, {}, setTrailerStatus(new Headers(), refused), undefined);
     return;
   }
@@ -123,7 +122,7 @@ async function serve(
     context.abort(CALL_FINISHED);
   }
   // Also for calls refused before the interceptors (an unreadable message): the client gets this code.
-  scope.code = codeName(failure?.code ?? 0);
+  enterMethod(scope, { code: failure?.code ?? 0 });
   answer(req, res, headerObject(context.responseHeader), setTrailerStatus(context.responseTrailer, failure), reply);
 }
 

@@ -12,12 +12,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
 import { type BodyText, bodyReader } from "./body-reader.ts";
-import { codeName } from "./code-names.ts";
 import { connectErrorToHttp, body as httpError, toConnectError } from "./error-response.ts";
 import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import type { LargeBodyHandler } from "./large-webhook.ts";
 import { scopeOf } from "./request-pipeline.ts";
+import { enterMethod } from "./request-scope.ts";
 
 // The generic REST adapter. Every RPC that declares a route in the proto
 // (option (callercontext.v1.route)) becomes a JSON endpoint here, invoking the
@@ -75,12 +75,7 @@ export function registerRestRoutes(
             : (request, reply, done) => {
                 const refused = refuseEarly(method);
                 if (refused === undefined) return done();
-                const scope = scopeOf(request.raw);
-                scope.protocol = "rest";
-                scope.service = service.typeName;
-                scope.method = method.name;
-                scope.route = path;
-                scope.code = codeName(refused.code);
+                enterMethod(scopeOf(request.raw), { protocol: "rest", method, route: path, code: refused.code });
                 const { status, body: errorBody } = connectErrorToHttp(refused);
                 reply.code(status).headers(restHeaderObject(refused.metadata)).send(errorBody);
               },
@@ -104,10 +99,7 @@ async function handle(
   raw: RawFields | undefined,
 ) {
   const scope = scopeOf(request.raw);
-  scope.protocol = "rest";
-  scope.service = spec.service.typeName;
-  scope.method = method.name;
-  scope.route = route;
+  enterMethod(scope, { protocol: "rest", method, route });
   const issues: JsonIssue[] = [];
   // GET and DELETE take their fields from the query string: some clients and proxies drop a DELETE body.
   const fromQuery = request.method === "GET" || request.method === "DELETE";
@@ -179,9 +171,7 @@ async function answerLarge(
   reply: FastifyReply,
   large: NonNullable<BodyText["large"]>,
 ) {
-  const scope = scopeOf(request.raw);
-  scope.protocol = "rest";
-  scope.route = request.routeOptions.url;
+  enterMethod(scopeOf(request.raw), { protocol: "rest", route: request.routeOptions.url });
   try {
     const answer = await handler(request, large.head, large.rest);
     return reply
