@@ -3,11 +3,9 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 import type { AdmissionControl, ShedReason } from "./admission.ts";
 import { deadlineKey } from "./context-values.ts";
-
-/** What a refused client is told to wait before it retries, in seconds (Retry-After is whole seconds). */
-export const RETRY_AFTER_SHED_SECONDS = 1;
 
 const TOO_MANY = "Too many calls in flight; proceed without context and retry later";
 const MESSAGES: Record<ShedReason, string> = {
@@ -76,8 +74,8 @@ export function earlyRefusal(
 
 function refusal(reason: ShedReason): ConnectError {
   return new ConnectError(MESSAGES[reason], Code.Unavailable, {
-    "retry-after": String(RETRY_AFTER_SHED_SECONDS),
+    ...retryAfter(RETRY_AFTER_SECONDS.overloaded),
     // gRPC's own retry hint (gRFC A6): clients with a retry policy wait this long.
-    "grpc-retry-pushback-ms": String(RETRY_AFTER_SHED_SECONDS * 1000),
+    "grpc-retry-pushback-ms": String(RETRY_AFTER_SECONDS.overloaded * 1000),
   });
 }

@@ -1,8 +1,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 import { deadlineKey } from "./context-values.ts";
-
-export const RETRY_AFTER_BUDGET_SECONDS = 1;
 
 /**
  * How long past the budget the answer waits for the outcome of a write
@@ -36,7 +35,7 @@ export function timeBudget(budgetOf: (method: DescMethod) => number | undefined)
     const refusal = new ConnectError(
       `Not answered within ${budgetMs} ms; proceed without context and retry later`,
       Code.Unavailable,
-      { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
+      retryAfter(RETRY_AFTER_SECONDS.overloaded),
     );
     budget.abort(refusal);
     if ((await settledWithin(answer, OUTCOME_WAIT_MS)) === "pending") throw refusal;

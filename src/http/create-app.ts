@@ -18,7 +18,7 @@ import { createHealthService } from "../rpc/health-service.ts";
 import { createIntegrationService } from "../rpc/integration-service.ts";
 import { accessLog } from "./access-log.ts";
 import { withRequestScope } from "./connect-handler-scope.ts";
-import { body } from "./error-response.ts";
+import { errorResponse } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
@@ -105,14 +105,13 @@ export async function createApp(
     openRequest(observers, request.raw, reply.raw, { requestId: request.id, peer: request.ip });
     done();
   });
-  fastify.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    const status = error.statusCode ?? 500;
+  fastify.setErrorHandler((error, request, reply) => {
+    const { status, body, headers } = errorResponse(error);
     if (status >= 500) request.log.error({ err: error }, "request failed");
-    const { body: errorBody } = body(
-      status,
-      status < 500 ? publicMessage(status, error.message) : "Internal server error",
-    );
-    return reply.code(status).send(errorBody);
+    return reply
+      .code(status)
+      .headers(headers ?? {})
+      .send(body);
   });
   fastify.setNotFoundHandler(answerUnrouted);
 
@@ -148,11 +147,4 @@ export async function createApp(
     services.map(({ service }) => service),
   );
   return fastify;
-}
-
-/** Fastify's own messages for transport errors, reworded for API clients. */
-function publicMessage(status: number, fallback: string): string {
-  if (status === 413) return "Request body is too large";
-  if (status === 415) return "Content-Type must be application/json";
-  return fallback;
 }

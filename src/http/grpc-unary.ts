@@ -4,7 +4,7 @@ import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type I
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
-import { toConnectError } from "./error-response.ts";
+import { isUnexpected, publicError } from "../rpc/public-error.ts";
 import { headerObject, headersFrom } from "./header-conversion.ts";
 import type { RequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
@@ -114,10 +114,8 @@ async function serve(
     const output = await invokeUnaryImplementation(route.spec, context, input as never, interceptors);
     reply = frame(toBinary(route.method.output, output as never));
   } catch (thrown) {
-    failure = toConnectError(thrown);
-    if (failure.cause !== undefined) {
-      options.log.error({ err: failure.cause, reqId: scope.requestId }, "request failed");
-    }
+    if (isUnexpected(thrown)) options.log.error({ err: thrown, reqId: scope.requestId }, "request failed");
+    failure = publicError(thrown);
   } finally {
     context.abort(CALL_FINISHED);
   }

@@ -11,8 +11,9 @@ import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
+import { isUnexpected, publicError } from "../rpc/public-error.ts";
 import { type BodyText, bodyReader } from "./body-reader.ts";
-import { connectErrorToHttp, body as httpError, toConnectError } from "./error-response.ts";
+import { connectErrorToHttp, type HttpError, body as httpError } from "./error-response.ts";
 import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import type { LargeBodyHandler } from "./large-webhook.ts";
@@ -76,8 +77,7 @@ export function registerRestRoutes(
                 const refused = refuseEarly(method);
                 if (refused === undefined) return done();
                 enterMethod(scopeOf(request.raw), { protocol: "rest", method, route: path, code: refused.code });
-                const { status, body: errorBody } = connectErrorToHttp(refused);
-                reply.code(status).headers(restHeaderObject(refused.metadata)).send(errorBody);
+                send(reply, connectErrorToHttp(refused));
               },
         handler: (request, reply) => {
           const large = (request.body as BodyText | undefined)?.large;
@@ -105,8 +105,7 @@ async function handle(
   const fromQuery = request.method === "GET" || request.method === "DELETE";
   const body = fromQuery ? undefined : (request.body as BodyText | undefined);
   if (body?.form && raw === undefined) {
-    const { status, body: errorBody } = httpError(415, "Content-Type must be application/json");
-    return reply.code(status).send(errorBody);
+    return send(reply, httpError(415, "Content-Type must be application/json"));
   }
   let json: unknown;
   if (fromQuery && raw !== undefined) {
@@ -158,10 +157,7 @@ async function handle(
     }
     return reply.send(encodeMessage(method.output, output));
   } catch (thrown) {
-    const error = toConnectError(thrown);
-    if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
-    const { status, body: errorBody } = connectErrorToHttp(error);
-    return reply.code(status).headers(restHeaderObject(error.metadata)).send(errorBody);
+    return send(reply, failed(request, thrown));
   }
 }
 
@@ -179,11 +175,21 @@ async function answerLarge(
       .headers(answer.headers ?? {})
       .send(answer.body);
   } catch (thrown) {
-    const error = toConnectError(thrown);
-    if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
-    const { status, body: errorBody } = connectErrorToHttp(error);
-    return reply.code(status).send(errorBody);
+    return send(reply, failed(request, thrown));
   }
+}
+
+/** What failed, as its client is answered; logged when it was not a refusal the client may read. */
+function failed(request: FastifyRequest, thrown: unknown): HttpError {
+  if (isUnexpected(thrown)) request.log.error({ err: thrown }, "request failed");
+  return connectErrorToHttp(publicError(thrown));
+}
+
+function send(reply: FastifyReply, { status, body, headers }: HttpError) {
+  return reply
+    .code(status)
+    .headers(headers ?? {})
+    .send(body);
 }
 
 /** An empty body is no body; text that is not JSON (or not UTF-8) is one issue. */
