@@ -1,13 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
-import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
-import { isShedable } from "./guards/admission-guard.ts";
 import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
@@ -116,16 +114,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       creditsLow: createCreditsLowWatch(database.db, clock, config.monthlyQuota, (error) =>
         log.error({ err: error }, "credits.low could not be written"),
       ),
-      budgetOf: (method) =>
-        // An identification happens while the caller waits on the line, like a start.
-        method === CallerContextService.method.startCall || method === CallerContextService.method.identifyCall
-          ? config.budgetMs.start
-          : method === CallerContextService.method.endCall
-            ? config.budgetMs.end
-            : undefined,
+      budgets: config.budgetMs,
       isReady: () => isReady,
       admission,
-      admits: isShedable,
       webhookStartBudgetMs: config.budgetMs.start,
       onNoContext: countNoContext(context.metrics),
     });

@@ -1,4 +1,3 @@
-import type { DescMethod } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
@@ -17,7 +16,7 @@ import { quotaGuard } from "./quota-guard.ts";
 import { rateLimitGuard } from "./rate-limit-guard.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { readinessGuard } from "./readiness-guard.ts";
-import { timeBudget } from "./time-budget.ts";
+import { type TimeBudgets, timeBudget } from "./time-budget.ts";
 import { webhookTriage } from "./webhook-triage.ts";
 import type { WebhookVerifier } from "./webhook-verifier.ts";
 
@@ -42,13 +41,11 @@ export interface GuardDependencies {
   readonly adminTokenHash: () => string;
   /** Failed authentications one client address may make per rolling minute. */
   readonly authFailuresPerMinute: number;
-  /** The time budget of a method, if it has one. */
-  readonly budgetOf: (method: DescMethod) => number | undefined;
+  /** The configured time budgets; each method names the one it has, if any, in its proto options. */
+  readonly budgets: TimeBudgets;
   /** False until the database is reachable and migrated. */
   readonly isReady: () => boolean;
   readonly admission: AdmissionControl;
-  /** Whether a method is subject to admission control (health is not). */
-  readonly admits: (method: DescMethod) => boolean;
   /** Counts billed and refused calls and keys' last use, in memory. */
   readonly meter?: UsageMeter;
   /** How long a platform's inbound call may wait for its context (the start budget). */
@@ -63,8 +60,8 @@ export function createGuardChain(deps: GuardDependencies): Interceptor[] {
   return [
     readinessGuard(deps.isReady),
     errorBoundary(deps.log),
-    timeBudget(deps.budgetOf),
-    admissionGuard(deps.admission, deps.admits),
+    timeBudget(deps.budgets),
+    admissionGuard(deps.admission),
     authenticate({
       keys: deps.keys,
       webhooks: deps.webhooks,

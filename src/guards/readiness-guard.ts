@@ -1,5 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
+import { methodPolicyOf } from "../rpc/method-policy.ts";
 import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 
 // The service listens before its database is reachable and migrated, so that a
@@ -8,7 +8,7 @@ import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 
 export function readinessGuard(isReady: () => boolean): Interceptor {
   return (next) => async (req) => {
-    if (isReady() || req.method === HealthService.method.check) return next(req);
+    if (isReady() || !methodPolicyOf(req.method).needsDatabase) return next(req);
     throw new ConnectError(
       "Service is starting: the database is not ready yet",
       Code.Unavailable,
