@@ -1,9 +1,6 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
-import { retryAfter, secondsUntil } from "../rpc/retry-after.ts";
+import { rateLimitExceeded } from "../rpc/refusals.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
 import { integrationKey, peerAddressKey, principalKey } from "./context-values.ts";
@@ -36,18 +33,13 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
     const nowMs = options.clock.now().getTime();
     const decision = await options.failures.hit(`authfail:${peer}`, options.failuresPerMinute, nowMs);
     if (decision.allowed) return new ConnectError(message, Code.Unauthenticated);
-    const seconds = secondsUntil(decision.retryAtMs, nowMs);
-    return new ConnectError("Too many failed authentication attempts", Code.ResourceExhausted, retryAfter(seconds), [
-      {
-        desc: RateLimitExceededSchema,
-        value: create(RateLimitExceededSchema, {
-          retryAfterSeconds: seconds,
-          currentUsage: decision.count,
-          limit: options.failuresPerMinute,
-          resetAt: timestampFromMs(decision.retryAtMs),
-        }),
-      },
-    ]);
+    return rateLimitExceeded({
+      message: "Too many failed authentication attempts",
+      count: decision.count,
+      limit: options.failuresPerMinute,
+      retryAtMs: decision.retryAtMs,
+      nowMs,
+    });
   };
   return (next) => async (req) => {
     const access = accessOf(req.method);

@@ -1,8 +1,7 @@
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
-import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
+import { quotaExhausted } from "../rpc/refusals.ts";
 import type { Charge } from "../store/billing/charge.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
@@ -62,12 +61,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     const accountId = principal.tenant.accountId;
     const exhausted = () => {
       options.meter?.refused(principal.tenant, "quota");
-      return new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, { "x-quota-remaining": "0" }, [
-        {
-          desc: QuotaExhaustedSchema,
-          value: create(QuotaExhaustedSchema, { quotaRemaining: 0, billingAccountId: principal.billingAccountId }),
-        },
-      ]);
+      return quotaExhausted(principal.billingAccountId);
     };
 
     const before = await creditsBefore(accountId);
