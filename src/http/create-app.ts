@@ -23,9 +23,8 @@ import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
-import { openRequest, recordOutcome, requestIdOf, scopeOf } from "./request-pipeline.ts";
+import { openRequest, requestIdOf, scopeOf } from "./request-pipeline.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
-import { strictInput } from "./strict-input.ts";
 import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 import { answerUnrouted } from "./unrouted.ts";
@@ -44,12 +43,12 @@ export interface AppOptions {
  */
 export async function createApp(
   app: AppContext,
-  guards: Interceptor[],
+  /** The chain every call passes, whatever its protocol (src/interceptor-chain.ts). */
+  interceptors: Interceptor[],
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const { config } = app;
   const serves = options.serves ?? "all";
-  const interceptors = [recordOutcome(), ...guards, strictInput()];
   const observers = createRequestObservers((error) => app.log.error({ err: error }, "request observer failed"));
   observers.add(accessLog(app.log));
   const admin: RestService = { service: AdminService, implementation: createAdminService(app) };
