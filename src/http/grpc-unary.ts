@@ -1,7 +1,7 @@
 import type http2 from "node:http2";
 import { type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type Interceptor } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { compressedFlag, encodeEnvelope, invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
 import { isUnexpected, publicError } from "../rpc/public-error.ts";
@@ -112,7 +112,7 @@ async function serve(
     const body = await readMessage(req, options.readMaxBytes);
     const input = parseMessage(route.method, body);
     const output = await invokeUnaryImplementation(route.spec, context, input as never, interceptors);
-    reply = frame(toBinary(route.method.output, output as never));
+    reply = encodeEnvelope(0, toBinary(route.method.output, output as never));
   } catch (thrown) {
     if (isUnexpected(thrown)) options.log.error({ err: thrown, reqId: scope.requestId }, "request failed");
     failure = publicError(thrown);
@@ -165,8 +165,10 @@ function readMessage(req: http2.Http2ServerRequest, readMaxBytes: number): Promi
 }
 
 /**
- * The message of a unary request body: exactly one uncompressed frame. The
- * statuses are the ones Connect's handler gives the same faults.
+ * The message of a unary request body: exactly one uncompressed envelope. The
+ * statuses are the ones Connect's handler gives the same faults. Read here
+ * rather than through Connect's envelope stream (createEnvelopeReadableStream):
+ * the body is already whole, and a stream per call is what this path avoids.
  */
 function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
   if (body.length === 0) {
@@ -182,7 +184,7 @@ function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
   if (body.length > end) {
     throw new ConnectError("protocol error: received extra input message for unary method", Code.Unimplemented);
   }
-  if ((flags & 0b1) !== 0) {
+  if ((flags & compressedFlag) !== 0) {
     throw new ConnectError("protocol error: received compressed envelope without grpc-encoding", Code.InvalidArgument);
   }
   try {
@@ -190,11 +192,4 @@ function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
   } catch (error) {
     throw new ConnectError(`parse binary: ${(error as Error).message}`, Code.InvalidArgument);
   }
-}
-
-function frame(message: Uint8Array): Uint8Array {
-  const out = new Uint8Array(FRAME_HEADER_BYTES + message.length);
-  new DataView(out.buffer).setUint32(1, message.length);
-  out.set(message, FRAME_HEADER_BYTES);
-  return out;
 }
