@@ -16,12 +16,15 @@ import { enterMethod, protocolOf, requestScopeKey } from "./request-scope.ts";
 export function withRequestScope(handler: UniversalHandler): UniversalHandler {
   const handle: UniversalHandlerFn = async (request) => {
     const scope = request.contextValues?.get(requestScopeKey);
-    let response = await handler(request);
+    // Before the call runs: the interceptors (tracing) read the protocol from the scope.
     if (scope !== undefined) {
       enterMethod(scope, {
         protocol: protocolOf(request.header.get("content-type"), "connect"),
         method: handler.method,
       });
+    }
+    let response = await handler(request);
+    if (scope !== undefined) {
       // A unary call has run to its status by the time the handler resolves.
       const grpcStatus = response.trailer?.get("grpc-status") ?? response.header?.get("grpc-status");
       if (grpcStatus != null) enterMethod(scope, { code: Number(grpcStatus) });
