@@ -18,7 +18,7 @@ import { createHealthService } from "../rpc/health-service.ts";
 import { createIntegrationService } from "../rpc/integration-service.ts";
 import { accessLog } from "./access-log.ts";
 import { withRequestScope } from "./connect-handler-scope.ts";
-import { errorResponse } from "./error-response.ts";
+import { errorResponse, sendError } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
@@ -105,12 +105,9 @@ export async function createApp(
     done();
   });
   fastify.setErrorHandler((error, request, reply) => {
-    const { status, body, headers } = errorResponse(error);
-    if (status >= 500) request.log.error({ err: error }, "request failed");
-    return reply
-      .code(status)
-      .headers(headers ?? {})
-      .send(body);
+    const answer = errorResponse(error);
+    if (answer.status >= 500) request.log.error({ err: error }, "request failed");
+    return sendError(reply, answer);
   });
   fastify.setNotFoundHandler(answerUnrouted);
 

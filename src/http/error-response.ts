@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, type ConnectError } from "@connectrpc/connect";
+import type { FastifyReply } from "fastify";
 import {
   IdempotencyKeyMismatchSchema,
   QuotaExhaustedSchema,
@@ -112,6 +113,14 @@ export function body(
   headers?: Record<string, string>,
 ): HttpError {
   return { status, body: { error: STATUS_CODES[status] ?? "Error", message, ...extra }, headers };
+}
+
+/** Sends an error answer on a Fastify reply. */
+export function sendError(reply: FastifyReply, { status, body, headers }: HttpError) {
+  return reply
+    .code(status)
+    .headers(headers ?? {})
+    .send(body);
 }
 
 /** Fastify's messages for transport errors, reworded for API clients. */

@@ -13,7 +13,7 @@ import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
 import { isUnexpected, publicError } from "../rpc/public-error.ts";
 import { type BodyText, bodyReader } from "./body-reader.ts";
-import { connectErrorToHttp, type HttpError, body as httpError } from "./error-response.ts";
+import { connectErrorToHttp, type HttpError, body as httpError, sendError as send } from "./error-response.ts";
 import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import type { LargeBodyHandler } from "./large-webhook.ts";
@@ -183,13 +183,6 @@ async function answerLarge(
 function failed(request: FastifyRequest, thrown: unknown): HttpError {
   if (isUnexpected(thrown)) request.log.error({ err: thrown }, "request failed");
   return connectErrorToHttp(publicError(thrown));
-}
-
-function send(reply: FastifyReply, { status, body, headers }: HttpError) {
-  return reply
-    .code(status)
-    .headers(headers ?? {})
-    .send(body);
 }
 
 /** An empty body is no body; text that is not JSON (or not UTF-8) is one issue. */

@@ -1,7 +1,7 @@
 import type http2 from "node:http2";
 import { Code } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { body } from "./error-response.ts";
+import { body, sendError } from "./error-response.ts";
 import { scopeOf } from "./request-pipeline.ts";
 import { enterMethod, protocolOf } from "./request-scope.ts";
 
@@ -37,10 +37,10 @@ export function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
     return;
   }
   if (!SERVED_METHODS.includes(request.method)) {
-    return reply
-      .code(405)
-      .header("allow", SERVED_METHODS.join(", "))
-      .send(body(405, `Method ${request.method} is not allowed`).body);
+    return sendError(
+      reply,
+      body(405, `Method ${request.method} is not allowed`, {}, { allow: SERVED_METHODS.join(", ") }),
+    );
   }
-  return reply.code(404).send(body(404, `No route for ${request.method} ${path}`).body);
+  return sendError(reply, body(404, `No route for ${request.method} ${path}`));
 }
