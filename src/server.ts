@@ -1,24 +1,21 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
-import { CallerContextService } from "../gen/callercontext/v1/caller_context_pb.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
-import { isShedable } from "./guards/admission-guard.ts";
 import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
-import { createGuardChain } from "./guards/guard-chain.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
 import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
+import { createInterceptorChain } from "./interceptor-chain.ts";
 import { registerEventMetrics } from "./metrics/event-metrics.ts";
 import { countNoContext, createMetrics } from "./metrics/metrics.ts";
-import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
 import { resealSecrets } from "./secrets/reseal-secrets.ts";
 import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
@@ -101,7 +98,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       }),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
-    const guards = createGuardChain({
+    const interceptors = createInterceptorChain({
       db: database.db,
       clock,
       log,
@@ -116,25 +113,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       creditsLow: createCreditsLowWatch(database.db, clock, config.monthlyQuota, (error) =>
         log.error({ err: error }, "credits.low could not be written"),
       ),
-      budgetOf: (method) =>
-        // An identification happens while the caller waits on the line, like a start.
-        method === CallerContextService.method.startCall || method === CallerContextService.method.identifyCall
-          ? config.budgetMs.start
-          : method === CallerContextService.method.endCall
-            ? config.budgetMs.end
-            : undefined,
+      budgets: config.budgetMs,
       isReady: () => isReady,
       admission,
-      admits: isShedable,
       webhookStartBudgetMs: config.budgetMs.start,
       onNoContext: countNoContext(context.metrics),
+      tracing: tracing?.interceptor,
+      metrics: context.metrics,
     });
     const { metrics } = context;
-    const interceptors = [
-      ...(tracing ? [tracing.interceptor] : []),
-      ...(metrics ? [metricsInterceptor(metrics)] : []),
-      ...guards,
-    ];
     const app = await createApp(context, interceptors, { serves: config.adminListen ? "public" : "all" });
     const url = await app.listen({ port: config.port, host: config.host });
     log.info({ url, database: database.kind }, "caller context listening");

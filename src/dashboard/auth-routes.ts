@@ -9,6 +9,7 @@ import { signUp } from "../dashboard-auth/sign-up.ts";
 import { peekVerification, verifyEmail } from "../dashboard-auth/verify-email.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { retryAfter } from "../rpc/retry-after.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, orMessage, renderMessage } from "./messages.ts";
@@ -16,7 +17,7 @@ import { endBrowserSession, sessionToken, startBrowserSession } from "./session-
 
 export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
   const tooMany = (reply: FastifyReply, seconds: number, view: string, values: Record<string, unknown>) => {
-    reply.header("retry-after", String(seconds));
+    reply.headers(retryAfter(seconds));
     return reply.code(429).view(view, values);
   };
 

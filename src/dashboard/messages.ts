@@ -1,5 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { DomainError } from "../domain/domain-error.ts";
+import { httpStatusOf } from "../http/error-response.ts";
+import { publicError } from "../rpc/public-error.ts";
 
 /** A page that only says what happened and where to go next. */
 export function renderMessage(reply: FastifyReply, status: number, heading: string, text: string) {
@@ -32,9 +34,7 @@ export async function orMessage<T>(reply: FastifyReply, work: () => Promise<T>):
   }
 }
 
-/** A page's status for a refused use case: the dashboard's one reading of the domain's codes. */
-function statusOf(error: DomainError): 400 | 404 | 409 {
-  if (error.code === "not_found") return 404;
-  if (error.code === "already_exists" || error.code === "failed_precondition") return 409;
-  return 400;
+/** A page's status for a refused use case: the same as the API answers it with. */
+function statusOf(error: DomainError): number {
+  return httpStatusOf(publicError(error).code);
 }

@@ -4,6 +4,7 @@ import { throttleDashboardForm } from "../dashboard-auth/form-throttle.ts";
 import { requestPasswordReset, resetLinkIsOpen, resetPassword } from "../dashboard-auth/password-reset.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { retryAfter } from "../rpc/retry-after.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, renderMessage } from "./messages.ts";
 
@@ -21,7 +22,7 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
     const email = field(request.body, "email");
     const throttle = await throttleDashboardForm(attempts, app, "reset", request.ip);
     if (!throttle.allowed) {
-      reply.header("retry-after", String(throttle.retryAfterSeconds));
+      reply.headers(retryAfter(throttle.retryAfterSeconds));
       const message = `Too many requests. Try again in ${throttle.retryAfterSeconds} seconds.`;
       return reply.code(429).view("forgot-password.eta", { ...forgotPage, email, message });
     }

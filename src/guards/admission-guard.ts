@@ -1,13 +1,9 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
-import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
-import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
+import { methodPolicyOf } from "../rpc/method-policy.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 import type { AdmissionControl, ShedReason } from "./admission.ts";
 import { deadlineKey } from "./context-values.ts";
-
-/** What a refused client is told to wait before it retries, in seconds (Retry-After is whole seconds). */
-export const RETRY_AFTER_SHED_SECONDS = 1;
 
 const TOO_MANY = "Too many calls in flight; proceed without context and retry later";
 const MESSAGES: Record<ShedReason, string> = {
@@ -22,11 +18,11 @@ const MESSAGES: Record<ShedReason, string> = {
  * Admits a call into the limit before it does any database work (authentication
  * included), or refuses it at once with UNAVAILABLE (REST 503) and a retry
  * hint. Sits inside the time budget: a call whose deadline passes while it
- * waits is not started. Methods `admits` leaves out (health) are never shed.
+ * waits is not started. Methods that are not shedable (health) pass untouched.
  */
-export function admissionGuard(admission: AdmissionControl, admits: (method: DescMethod) => boolean): Interceptor {
+export function admissionGuard(admission: AdmissionControl): Interceptor {
   return (next) => async (req) => {
-    if (!admits(req.method)) return next(req);
+    if (!isShedable(req.method)) return next(req);
     const deadline = req.contextValues.get(deadlineKey);
     // The budget's timer fires a little after its deadline; a call that waited past it is not started.
     const expired = deadline === undefined ? undefined : () => Date.now() >= deadline;
@@ -46,7 +42,7 @@ export function admissionGuard(admission: AdmissionControl, admits: (method: Des
  * rather than half way through calls. Ends are bounded by the starts admitted.
  */
 export function finishesAdmittedWork(method: DescMethod): boolean {
-  return method === CallerContextService.method.endCall;
+  return methodPolicyOf(method).admission === "completes_call";
 }
 
 /**
@@ -55,7 +51,8 @@ export function finishesAdmittedWork(method: DescMethod): boolean {
  * can be answered in the platform's shape (src/guards/webhook-triage.ts).
  */
 export function isShedable(method: DescMethod): boolean {
-  return method.parent !== HealthService && method.parent !== IntegrationService;
+  const { admission } = methodPolicyOf(method);
+  return admission === "shed" || admission === "completes_call";
 }
 
 /**
@@ -63,12 +60,9 @@ export function isShedable(method: DescMethod): boolean {
  * would give at once, or undefined. A refusal that costs a parse and a
  * decode takes CPU from the calls that were let in.
  */
-export function earlyRefusal(
-  admission: AdmissionControl,
-  admits: (method: DescMethod) => boolean = isShedable,
-): (method: DescMethod) => ConnectError | undefined {
+export function earlyRefusal(admission: AdmissionControl): (method: DescMethod) => ConnectError | undefined {
   return (method) => {
-    if (!admits(method) || finishesAdmittedWork(method)) return undefined;
+    if (!isShedable(method) || finishesAdmittedWork(method)) return undefined;
     const reason = admission.refuseEarly();
     return reason === undefined ? undefined : refusal(reason);
   };
@@ -76,8 +70,8 @@ export function earlyRefusal(
 
 function refusal(reason: ShedReason): ConnectError {
   return new ConnectError(MESSAGES[reason], Code.Unavailable, {
-    "retry-after": String(RETRY_AFTER_SHED_SECONDS),
+    ...retryAfter(RETRY_AFTER_SECONDS.overloaded),
     // gRPC's own retry hint (gRFC A6): clients with a retry policy wait this long.
-    "grpc-retry-pushback-ms": String(RETRY_AFTER_SHED_SECONDS * 1000),
+    "grpc-retry-pushback-ms": String(RETRY_AFTER_SECONDS.overloaded * 1000),
   });
 }

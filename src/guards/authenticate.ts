@@ -1,8 +1,6 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
+import { rateLimitExceeded } from "../rpc/refusals.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
 import { integrationKey, peerAddressKey, principalKey } from "./context-values.ts";
@@ -35,23 +33,13 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
     const nowMs = options.clock.now().getTime();
     const decision = await options.failures.hit(`authfail:${peer}`, options.failuresPerMinute, nowMs);
     if (decision.allowed) return new ConnectError(message, Code.Unauthenticated);
-    const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
-    return new ConnectError(
-      "Too many failed authentication attempts",
-      Code.ResourceExhausted,
-      { "retry-after": String(retryAfter) },
-      [
-        {
-          desc: RateLimitExceededSchema,
-          value: create(RateLimitExceededSchema, {
-            retryAfterSeconds: retryAfter,
-            currentUsage: decision.count,
-            limit: options.failuresPerMinute,
-            resetAt: timestampFromMs(decision.retryAtMs),
-          }),
-        },
-      ],
-    );
+    return rateLimitExceeded({
+      message: "Too many failed authentication attempts",
+      count: decision.count,
+      limit: options.failuresPerMinute,
+      retryAtMs: decision.retryAtMs,
+      nowMs,
+    });
   };
   return (next) => async (req) => {
     const access = accessOf(req.method);

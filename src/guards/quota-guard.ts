@@ -1,10 +1,9 @@
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import { LRUCache } from "lru-cache";
-import { QuotaExhaustedSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
+import { quotaExhausted } from "../rpc/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
@@ -69,12 +68,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     const accountId = principal.tenant.accountId;
     const exhausted = () => {
       options.meter?.refused(principal.tenant, "quota");
-      return new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, { "x-quota-remaining": "0" }, [
-        {
-          desc: QuotaExhaustedSchema,
-          value: create(QuotaExhaustedSchema, { quotaRemaining: 0, billingAccountId: principal.billingAccountId }),
-        },
-      ]);
+      return quotaExhausted(principal.billingAccountId);
     };
 
     const before = await creditsBefore(accountId);

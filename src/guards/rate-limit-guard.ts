@@ -1,10 +1,8 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
-import { RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import type { Clock } from "../domain/clock.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
+import { rateLimitExceeded } from "../rpc/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
@@ -48,25 +46,16 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
       // Bounded by the starts let in; dropping it would lose what the call said.
       log.warn({ keyId: principal.keyId, count: decision.count, limit: base }, "call completed over the rate limit");
     } else if (!decision.allowed) {
-      const retryAfter = Math.max(1, Math.ceil((decision.retryAtMs - nowMs) / 1000));
       options.meter?.refused(principal.tenant, "rate");
       const left = await creditsLeft(options.db, principal.tenant.accountId, clock.now(), options.monthlyAllowance);
-      throw new ConnectError(
-        "Rate limit exceeded",
-        Code.ResourceExhausted,
-        { ...headers, "x-quota-remaining": String(left), "retry-after": String(retryAfter) },
-        [
-          {
-            desc: RateLimitExceededSchema,
-            value: create(RateLimitExceededSchema, {
-              retryAfterSeconds: retryAfter,
-              currentUsage: decision.count,
-              limit: base,
-              resetAt: timestampFromMs(decision.retryAtMs),
-            }),
-          },
-        ],
-      );
+      throw rateLimitExceeded({
+        message: "Rate limit exceeded",
+        count: decision.count,
+        limit: base,
+        retryAtMs: decision.retryAtMs,
+        nowMs,
+        headers: { ...headers, "x-quota-remaining": String(left) },
+      });
     }
     if (decision.count > base) {
       log.warn({ keyId: principal.keyId, count: decision.count, limit: base }, "rate limit grace in use");

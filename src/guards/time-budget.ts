@@ -1,8 +1,7 @@
-import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { methodPolicyOf } from "../rpc/method-policy.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 import { deadlineKey } from "./context-values.ts";
-
-export const RETRY_AFTER_BUDGET_SECONDS = 1;
 
 /**
  * How long past the budget the answer waits for the outcome of a write
@@ -14,6 +13,12 @@ export const RETRY_AFTER_BUDGET_SECONDS = 1;
  */
 export const OUTCOME_WAIT_MS = 200;
 
+/** The configured budgets (START_BUDGET_MS, END_BUDGET_MS), in ms; each method names its own in the proto. */
+export interface TimeBudgets {
+  readonly start: number;
+  readonly end: number;
+}
+
 /**
  * Gives a call a time budget. A ringing phone cannot wait: when the budget
  * runs out the handler's signal is aborted, so work not yet sent to the
@@ -24,21 +29,22 @@ export const OUTCOME_WAIT_MS = 200;
  * statement did, never a guess (src/store/calls/write-to-outcome.ts). A client's
  * own deadline (grpc-timeout, connect-timeout-ms) aborts the same signal.
  */
-export function timeBudget(budgetOf: (method: DescMethod) => number | undefined): Interceptor {
+export function timeBudget(budgets: TimeBudgets): Interceptor {
   return (next) => async (req) => {
-    const budgetMs = budgetOf(req.method);
-    if (budgetMs === undefined) return next(req);
+    const budget = methodPolicyOf(req.method).budget;
+    if (budget === undefined) return next(req);
+    const budgetMs = budgets[budget];
     req.contextValues.set(deadlineKey, Date.now() + budgetMs);
-    const budget = new AbortController();
-    const answer = next({ ...req, signal: AbortSignal.any([req.signal, budget.signal]) });
+    const timeUp = new AbortController();
+    const answer = next({ ...req, signal: AbortSignal.any([req.signal, timeUp.signal]) });
     if ((await settledWithin(answer, budgetMs)) === "settled") return answer;
     // Built only now: an error captures a stack, which every call would otherwise pay for.
     const refusal = new ConnectError(
       `Not answered within ${budgetMs} ms; proceed without context and retry later`,
       Code.Unavailable,
-      { "retry-after": String(RETRY_AFTER_BUDGET_SECONDS) },
+      retryAfter(RETRY_AFTER_SECONDS.overloaded),
     );
-    budget.abort(refusal);
+    timeUp.abort(refusal);
     if ((await settledWithin(answer, OUTCOME_WAIT_MS)) === "pending") throw refusal;
     try {
       return await answer;

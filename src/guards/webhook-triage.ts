@@ -1,23 +1,16 @@
-import { create } from "@bufbuild/protobuf";
-import {
-  ConnectError,
-  type ContextValues,
-  type Interceptor,
-  type UnaryRequest,
-  type UnaryResponse,
-} from "@connectrpc/connect";
-import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
-import { ReceiveWebhookResponseSchema } from "../../gen/callercontext/v1/integrations_pb.ts";
+import type { ContextValues, Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
 import type { NoContextReason } from "../domain/context-variables.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
-import { requestScopeKey } from "../http/request-pipeline.ts";
+import { requestScopeKey } from "../http/request-scope.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
 import { domainErrorToConnect } from "../rpc/connect-errors.ts";
+import { limitOf } from "../rpc/refusals.ts";
+import { webhookReply } from "../rpc/webhook-reply.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
@@ -77,7 +70,7 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
     // A refusal is an answer too: a replay of the message gets the same one.
     const answer = () =>
       (next(req) as Promise<UnaryResponse>).catch((error: unknown) => {
-        const reason = refusalReason(error);
+        const reason = limitOf(error);
         if (reason === undefined) throw error;
         return noContext(reason);
       });
@@ -128,14 +121,6 @@ async function settledBy<T>(answer: Promise<T>, deadline: number): Promise<T | "
   }
 }
 
-/** The limit a refusal came from, or undefined for an error that is not a refusal. */
-function refusalReason(error: unknown): NoContextReason | undefined {
-  if (!(error instanceof ConnectError)) return undefined;
-  if (error.findDetails(QuotaExhaustedSchema).length > 0) return "quota_exhausted";
-  if (error.findDetails(RateLimitExceededSchema).length > 0) return "rate_limited";
-  return undefined;
-}
-
 function reply(req: UnaryRequest, body: unknown): UnaryResponse {
   return replyJson(req, JSON.stringify(body));
 }
@@ -147,6 +132,6 @@ function replyJson(req: UnaryRequest, json: string): UnaryResponse {
     method: req.method,
     header: new Headers(),
     trailer: new Headers(),
-    message: create(ReceiveWebhookResponseSchema, { replyJson: json }),
+    message: webhookReply(json),
   } as UnaryResponse;
 }

@@ -18,14 +18,13 @@ import { createHealthService } from "../rpc/health-service.ts";
 import { createIntegrationService } from "../rpc/integration-service.ts";
 import { accessLog } from "./access-log.ts";
 import { withRequestScope } from "./connect-handler-scope.ts";
-import { body } from "./error-response.ts";
+import { errorResponse, sendError } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
-import { openRequest, recordOutcome, requestIdOf, scopeOf } from "./request-pipeline.ts";
+import { openRequest, requestIdOf, scopeOf } from "./request-pipeline.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
-import { strictInput } from "./strict-input.ts";
 import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
 import { answerUnrouted } from "./unrouted.ts";
@@ -44,12 +43,12 @@ export interface AppOptions {
  */
 export async function createApp(
   app: AppContext,
-  guards: Interceptor[],
+  /** The chain every call passes, whatever its protocol (src/interceptor-chain.ts). */
+  interceptors: Interceptor[],
   options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const { config } = app;
   const serves = options.serves ?? "all";
-  const interceptors = [recordOutcome(), ...guards, strictInput()];
   const observers = createRequestObservers((error) => app.log.error({ err: error }, "request observer failed"));
   observers.add(accessLog(app.log));
   const admin: RestService = { service: AdminService, implementation: createAdminService(app) };
@@ -105,14 +104,10 @@ export async function createApp(
     openRequest(observers, request.raw, reply.raw, { requestId: request.id, peer: request.ip });
     done();
   });
-  fastify.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
-    const status = error.statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, "request failed");
-    const { body: errorBody } = body(
-      status,
-      status < 500 ? publicMessage(status, error.message) : "Internal server error",
-    );
-    return reply.code(status).send(errorBody);
+  fastify.setErrorHandler((error, request, reply) => {
+    const answer = errorResponse(error);
+    if (answer.status >= 500) request.log.error({ err: error }, "request failed");
+    return sendError(reply, answer);
   });
   fastify.setNotFoundHandler(answerUnrouted);
 
@@ -148,11 +143,4 @@ export async function createApp(
     services.map(({ service }) => service),
   );
   return fastify;
-}
-
-/** Fastify's own messages for transport errors, reworded for API clients. */
-function publicMessage(status: number, fallback: string): string {
-  if (status === 413) return "Request body is too large";
-  if (status === 415) return "Content-Type must be application/json";
-  return fallback;
 }

@@ -1,14 +1,14 @@
 import type http2 from "node:http2";
 import { type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type Interceptor } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { compressedFlag, encodeEnvelope, invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
-import { codeName } from "./code-names.ts";
-import { toConnectError } from "./error-response.ts";
+import { isUnexpected, publicError } from "../rpc/public-error.ts";
 import { headerObject, headersFrom } from "./header-conversion.ts";
 import type { RequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
+import { enterMethod } from "./request-scope.ts";
 import type { EarlyRefusal, RestService } from "./rest-adapter.ts";
 
 // Unary gRPC calls with uncompressed messages, served straight from the h2c
@@ -85,11 +85,10 @@ async function serve(
     requestId: requestIdOf(req.headers["x-request-id"]),
     peer: req.socket?.remoteAddress ?? "unknown",
   });
-  scope.service = route.method.parent.typeName;
-  scope.method = route.method.name;
+  enterMethod(scope, { method: route.method });
   const refused = options.refuseEarly?.(route.method);
   if (refused !== undefined) {
-    scope.code = codeName(refused.code);
+    enterMethod(scope, { code: refused.code });
     answer(req, res, {}, setTrailerStatus(new Headers(), refused), undefined);
     return;
   }
@@ -113,17 +112,15 @@ async function serve(
     const body = await readMessage(req, options.readMaxBytes);
     const input = parseMessage(route.method, body);
     const output = await invokeUnaryImplementation(route.spec, context, input as never, interceptors);
-    reply = frame(toBinary(route.method.output, output as never));
+    reply = encodeEnvelope(0, toBinary(route.method.output, output as never));
   } catch (thrown) {
-    failure = toConnectError(thrown);
-    if (failure.cause !== undefined) {
-      options.log.error({ err: failure.cause, reqId: scope.requestId }, "request failed");
-    }
+    if (isUnexpected(thrown)) options.log.error({ err: thrown, reqId: scope.requestId }, "request failed");
+    failure = publicError(thrown);
   } finally {
     context.abort(CALL_FINISHED);
   }
   // Also for calls refused before the interceptors (an unreadable message): the client gets this code.
-  scope.code = codeName(failure?.code ?? 0);
+  enterMethod(scope, { code: failure?.code ?? 0 });
   answer(req, res, headerObject(context.responseHeader), setTrailerStatus(context.responseTrailer, failure), reply);
 }
 
@@ -168,8 +165,10 @@ function readMessage(req: http2.Http2ServerRequest, readMaxBytes: number): Promi
 }
 
 /**
- * The message of a unary request body: exactly one uncompressed frame. The
- * statuses are the ones Connect's handler gives the same faults.
+ * The message of a unary request body: exactly one uncompressed envelope. The
+ * statuses are the ones Connect's handler gives the same faults. Read here
+ * rather than through Connect's envelope stream (createEnvelopeReadableStream):
+ * the body is already whole, and a stream per call is what this path avoids.
  */
 function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
   if (body.length === 0) {
@@ -185,7 +184,7 @@ function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
   if (body.length > end) {
     throw new ConnectError("protocol error: received extra input message for unary method", Code.Unimplemented);
   }
-  if ((flags & 0b1) !== 0) {
+  if ((flags & compressedFlag) !== 0) {
     throw new ConnectError("protocol error: received compressed envelope without grpc-encoding", Code.InvalidArgument);
   }
   try {
@@ -193,11 +192,4 @@ function parseMessage(method: DescMethodUnary, body: Uint8Array): unknown {
   } catch (error) {
     throw new ConnectError(`parse binary: ${(error as Error).message}`, Code.InvalidArgument);
   }
-}
-
-function frame(message: Uint8Array): Uint8Array {
-  const out = new Uint8Array(FRAME_HEADER_BYTES + message.length);
-  new DataView(out.buffer).setUint32(1, message.length);
-  out.set(message, FRAME_HEADER_BYTES);
-  return out;
 }

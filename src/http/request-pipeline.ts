@@ -1,47 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type http from "node:http";
 import type http2 from "node:http2";
-import {
-  Code,
-  ConnectError,
-  type ContextValues,
-  createContextKey,
-  createContextValues,
-  type Interceptor,
-} from "@connectrpc/connect";
+import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
 import { peerAddressKey, principalKey } from "../guards/context-values.ts";
-import { codeName, OK } from "./code-names.ts";
-import type { Protocol, RequestObservers } from "./request-observers.ts";
+import type { RequestObservers } from "./request-observers.ts";
+import { codeNameOf, enterMethod, protocolOf, type RequestScope, requestScopeKey } from "./request-scope.ts";
 
 // What every request gets on arrival, whatever its protocol: an id (an
 // incoming x-request-id is kept), the client's address, a signal aborted
 // when the client goes away, the context values the interceptors share; and
 // one report when it is done. REST, Connect and both gRPC paths open their
 // requests here.
-
-export interface RequestScope {
-  readonly requestId: string;
-  /** When the request arrived (epoch ms): a deadline that counts every wait starts here. */
-  readonly receivedAt: number;
-  protocol: Protocol;
-  readonly httpMethod: string;
-  readonly path: string;
-  readonly peer: string;
-  /** Aborted when the client goes away before its answer was sent. */
-  readonly signal: AbortSignal;
-  readonly values: ContextValues;
-  service?: string;
-  method?: string;
-  route?: string;
-  code?: string;
-  /** Why a platform webhook was answered "no context" (quota_exhausted, overloaded, ...), when it was. */
-  noContext?: string;
-}
-
-/** The request's scope, for the interceptors and the handlers that have only the context values. */
-export const requestScopeKey = createContextKey<RequestScope | undefined>(undefined, {
-  description: "the request as the host opened it",
-});
 
 type RawRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type RawResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -85,7 +54,7 @@ export function openRequest(
   const scope: RequestScope = {
     requestId: init.requestId,
     receivedAt: Date.now(),
-    protocol: protocolOf(req.headers["content-type"]),
+    protocol: protocolOf(req.headers["content-type"], "http"),
     httpMethod: req.method ?? "GET",
     path: query < 0 ? url : url.slice(0, query),
     peer: init.peer,
@@ -107,7 +76,7 @@ export function openRequest(
       method: scope.method,
       route: scope.route,
       httpStatus: answered ? res.statusCode : CLIENT_CLOSED_REQUEST,
-      code: answered ? scope.code : codeName(Code.Canceled),
+      code: answered ? scope.code : codeNameOf(Code.Canceled),
       noContext: scope.noContext,
       durationMs: performance.now() - began,
       keyId: principal?.keyId,
@@ -116,15 +85,6 @@ export function openRequest(
     });
   });
   return scope;
-}
-
-/** The protocol a request's content type speaks; REST and Connect are told apart by their routes. */
-function protocolOf(contentType: string | undefined): Protocol {
-  if (contentType === undefined) return "http";
-  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
-  if (contentType.startsWith("application/grpc")) return "grpc";
-  if (contentType.startsWith("application/connect")) return "connect";
-  return "http";
 }
 
 /**
@@ -136,10 +96,10 @@ export function recordOutcome(): Interceptor {
     const scope = req.contextValues.get(requestScopeKey);
     try {
       const response = await next(req);
-      if (scope !== undefined) scope.code = OK;
+      if (scope !== undefined) enterMethod(scope, { code: 0 });
       return response;
     } catch (error) {
-      if (scope !== undefined) scope.code = codeName(ConnectError.from(error).code);
+      if (scope !== undefined) enterMethod(scope, { code: ConnectError.from(error).code });
       throw error;
     }
   };

@@ -11,13 +11,14 @@ import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
 import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
+import { isUnexpected, publicError } from "../rpc/public-error.ts";
 import { type BodyText, bodyReader } from "./body-reader.ts";
-import { codeName } from "./code-names.ts";
-import { connectErrorToHttp, body as httpError, toConnectError } from "./error-response.ts";
+import { connectErrorToHttp, type HttpError, body as httpError, sendError as send } from "./error-response.ts";
 import { headersFrom, restHeaderObject } from "./header-conversion.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import type { LargeBodyHandler } from "./large-webhook.ts";
 import { scopeOf } from "./request-pipeline.ts";
+import { enterMethod } from "./request-scope.ts";
 
 // The generic REST adapter. Every RPC that declares a route in the proto
 // (option (callercontext.v1.route)) becomes a JSON endpoint here, invoking the
@@ -75,14 +76,8 @@ export function registerRestRoutes(
             : (request, reply, done) => {
                 const refused = refuseEarly(method);
                 if (refused === undefined) return done();
-                const scope = scopeOf(request.raw);
-                scope.protocol = "rest";
-                scope.service = service.typeName;
-                scope.method = method.name;
-                scope.route = path;
-                scope.code = codeName(refused.code);
-                const { status, body: errorBody } = connectErrorToHttp(refused);
-                reply.code(status).headers(restHeaderObject(refused.metadata)).send(errorBody);
+                enterMethod(scopeOf(request.raw), { protocol: "rest", method, route: path, code: refused.code });
+                send(reply, connectErrorToHttp(refused));
               },
         handler: (request, reply) => {
           const large = (request.body as BodyText | undefined)?.large;
@@ -104,17 +99,13 @@ async function handle(
   raw: RawFields | undefined,
 ) {
   const scope = scopeOf(request.raw);
-  scope.protocol = "rest";
-  scope.service = spec.service.typeName;
-  scope.method = method.name;
-  scope.route = route;
+  enterMethod(scope, { protocol: "rest", method, route });
   const issues: JsonIssue[] = [];
   // GET and DELETE take their fields from the query string: some clients and proxies drop a DELETE body.
   const fromQuery = request.method === "GET" || request.method === "DELETE";
   const body = fromQuery ? undefined : (request.body as BodyText | undefined);
   if (body?.form && raw === undefined) {
-    const { status, body: errorBody } = httpError(415, "Content-Type must be application/json");
-    return reply.code(status).send(errorBody);
+    return send(reply, httpError(415, "Content-Type must be application/json"));
   }
   let json: unknown;
   if (fromQuery && raw !== undefined) {
@@ -166,10 +157,7 @@ async function handle(
     }
     return reply.send(encodeMessage(method.output, output));
   } catch (thrown) {
-    const error = toConnectError(thrown);
-    if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
-    const { status, body: errorBody } = connectErrorToHttp(error);
-    return reply.code(status).headers(restHeaderObject(error.metadata)).send(errorBody);
+    return send(reply, failed(request, thrown));
   }
 }
 
@@ -179,9 +167,7 @@ async function answerLarge(
   reply: FastifyReply,
   large: NonNullable<BodyText["large"]>,
 ) {
-  const scope = scopeOf(request.raw);
-  scope.protocol = "rest";
-  scope.route = request.routeOptions.url;
+  enterMethod(scopeOf(request.raw), { protocol: "rest", route: request.routeOptions.url });
   try {
     const answer = await handler(request, large.head, large.rest);
     return reply
@@ -189,11 +175,14 @@ async function answerLarge(
       .headers(answer.headers ?? {})
       .send(answer.body);
   } catch (thrown) {
-    const error = toConnectError(thrown);
-    if (error.cause !== undefined) request.log.error({ err: error.cause }, "request failed");
-    const { status, body: errorBody } = connectErrorToHttp(error);
-    return reply.code(status).send(errorBody);
+    return send(reply, failed(request, thrown));
   }
+}
+
+/** What failed, as its client is answered; logged when it was not a refusal the client may read. */
+function failed(request: FastifyRequest, thrown: unknown): HttpError {
+  if (isUnexpected(thrown)) request.log.error({ err: thrown }, "request failed");
+  return connectErrorToHttp(publicError(thrown));
 }
 
 /** An empty body is no body; text that is not JSON (or not UTF-8) is one issue. */

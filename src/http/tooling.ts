@@ -5,6 +5,7 @@ import { metricsObserver } from "../metrics/metrics-observer.ts";
 import { registerApiDocs } from "./api-docs.ts";
 import { onRequestDone } from "./request-observers.ts";
 import { scopeOf } from "./request-pipeline.ts";
+import { enterMethod } from "./request-scope.ts";
 import { registerToolingServices } from "./tooling-services.ts";
 
 /**
@@ -21,7 +22,7 @@ export async function registerTooling(
   await fastify.register(async (scope) => {
     // These requests are reported by their route template, as REST ones are.
     scope.addHook("onRequest", (request, _reply, done) => {
-      scopeOf(request.raw).route = request.routeOptions.url;
+      enterMethod(scopeOf(request.raw), { route: request.routeOptions.url });
       done();
     });
     await registerApiDocs(scope);

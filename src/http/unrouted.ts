@@ -1,8 +1,9 @@
 import type http2 from "node:http2";
+import { Code } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { codeName } from "./code-names.ts";
-import { body } from "./error-response.ts";
+import { body, sendError } from "./error-response.ts";
 import { scopeOf } from "./request-pipeline.ts";
+import { enterMethod, protocolOf } from "./request-scope.ts";
 
 // Requests no route takes, answered in the caller's own protocol: a gRPC
 // client gets status UNIMPLEMENTED (its library cannot read a JSON 404), a
@@ -10,18 +11,17 @@ import { scopeOf } from "./request-pipeline.ts";
 // else the JSON 404.
 
 const SERVED_METHODS = ["GET", "HEAD", "POST"];
-const GRPC_UNIMPLEMENTED = 12;
 
 export function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.split("?")[0];
-  const contentType = request.headers["content-type"] ?? "";
-  if (contentType.startsWith("application/grpc")) {
-    scopeOf(request.raw).code = codeName(GRPC_UNIMPLEMENTED);
+  const protocol = protocolOf(request.headers["content-type"], "http");
+  if (protocol === "grpc" || protocol === "grpc-web") {
+    enterMethod(scopeOf(request.raw), { code: Code.Unimplemented });
     const status = {
-      "grpc-status": String(GRPC_UNIMPLEMENTED),
+      "grpc-status": String(Code.Unimplemented),
       "grpc-message": encodeURIComponent(`Method not found: ${path}`),
     };
-    if (contentType.startsWith("application/grpc-web")) {
+    if (protocol === "grpc-web") {
       // gRPC-Web reads a status sent with the headers (a trailers-only response).
       return reply
         .code(200)
@@ -37,10 +37,10 @@ export function answerUnrouted(request: FastifyRequest, reply: FastifyReply) {
     return;
   }
   if (!SERVED_METHODS.includes(request.method)) {
-    return reply
-      .code(405)
-      .header("allow", SERVED_METHODS.join(", "))
-      .send(body(405, `Method ${request.method} is not allowed`).body);
+    return sendError(
+      reply,
+      body(405, `Method ${request.method} is not allowed`, {}, { allow: SERVED_METHODS.join(", ") }),
+    );
   }
-  return reply.code(404).send(body(404, `No route for ${request.method} ${path}`).body);
+  return sendError(reply, body(404, `No route for ${request.method} ${path}`));
 }

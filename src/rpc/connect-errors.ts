@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { IdempotencyKeyMismatchSchema, ValidationFailureSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import { DomainError, type DomainErrorCode } from "../domain/domain-error.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "./retry-after.ts";
 
 // The one mapping from domain errors to Connect codes and typed details.
 // HTTP statuses are derived from these in src/http, never from domain codes.
@@ -32,7 +33,7 @@ export function domainErrorToConnect(error: DomainError): ConnectError {
     details.push({ desc: IdempotencyKeyMismatchSchema, value: create(IdempotencyKeyMismatchSchema, {}) });
   }
   // An unavailable answer tells the client when to retry, as every other 503 of the service does.
-  const metadata = error.code === "unavailable" ? { "retry-after": "1" } : undefined;
+  const metadata = error.code === "unavailable" ? retryAfter(RETRY_AFTER_SECONDS.unavailable) : undefined;
   return new ConnectError(error.message, CODES[error.code], metadata, details);
 }
 

@@ -3,6 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
 import { restStatusKey } from "../guards/context-values.ts";
+import { RETRY_AFTER_SECONDS, setRetryAfter } from "./retry-after.ts";
 
 /**
  * Healthy when a real round trip to the database succeeds; degraded (still
@@ -17,7 +18,7 @@ export function createHealthService(app: AppContext): ServiceImpl<typeof HealthS
       );
       if (!connected) {
         context.values.set(restStatusKey, 503);
-        context.responseHeader.set("retry-after", "5");
+        setRetryAfter(context.responseHeader, RETRY_AFTER_SECONDS.unhealthy);
       }
       return {
         status: !connected ? "unhealthy" : app.admission.shedding() ? "degraded" : "healthy",

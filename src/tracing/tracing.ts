@@ -14,6 +14,8 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { LogEvent } from "kysely";
+import type { Protocol } from "../http/request-observers.ts";
+import { requestScopeKey } from "../http/request-scope.ts";
 
 // Opt-in tracing (OTEL_EXPORTER_OTLP_ENDPOINT): one server span per API call
 // over every protocol, continuing the caller's W3C traceparent, with a child
@@ -60,7 +62,7 @@ export function createTracing(options: TracingOptions): Tracing {
       {
         kind: SpanKind.SERVER,
         attributes: {
-          "rpc.system": rpcSystem(req.header),
+          "rpc.system": rpcSystem(req.contextValues.get(requestScopeKey)?.protocol),
           "rpc.service": req.service.typeName,
           "rpc.method": req.method.name,
         },
@@ -98,10 +100,10 @@ export function createTracing(options: TracingOptions): Tracing {
   return { interceptor, onQuery, shutdown: () => provider.shutdown() };
 }
 
-function rpcSystem(header: Headers): string {
-  const type = header.get("content-type") ?? "";
-  if (type.startsWith("application/grpc")) return "grpc";
-  return header.has("connect-protocol-version") || type.startsWith("application/connect") ? "connect_rpc" : "rest";
+/** OpenTelemetry's rpc.system for the protocol the host found the request to speak. */
+function rpcSystem(protocol: Protocol | undefined): string {
+  if (protocol === "grpc" || protocol === "grpc-web") return "grpc";
+  return protocol === "connect" ? "connect_rpc" : "rest";
 }
 
 function fail(span: Span, error: ConnectError): void {

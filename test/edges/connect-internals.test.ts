@@ -10,7 +10,13 @@ import {
   createServiceImplSpec,
   type ServiceImpl,
 } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { compressedFlag, encodeEnvelope, invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import {
+  codeFromHttpStatus,
+  codeToString,
+  errorFromJsonBytes,
+  errorToJsonBytes,
+} from "@connectrpc/connect/protocol-connect";
 import { findTrailerError, parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import * as grpc from "@grpc/grpc-js";
 import { describe, expect, test } from "vitest";
@@ -20,7 +26,8 @@ import { grpcFrame, postGrpcBody } from "../helpers/raw-grpc.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // The host uses functions @connectrpc/connect marks "@private, does not
-// follow semantic versioning" (src/http/grpc-unary.ts, rest-adapter.ts) and
+// follow semantic versioning" (src/http/grpc-unary.ts, rest-adapter.ts,
+// request-scope.ts, connect-handler-scope.ts) and
 // reads Connect's wording of an unreadable message (unreadable-request.ts).
 // The packages are pinned exactly; these tests fail when an upgrade changes
 // what the host relies on, so the upgrade is made knowingly.
@@ -101,6 +108,26 @@ describe("the private functions behave as the host expects", () => {
     expect(decodeURIComponent(trailer.get("grpc-message") ?? "")).toBe("Validation failed");
     const decoded = findTrailerError(trailer);
     expect(decoded?.findDetails(ValidationFailureSchema)[0].issues[0].path).toEqual(["call_id"]);
+  });
+});
+
+describe("the private code and envelope helpers behave as the host expects", () => {
+  test("codeToString names codes as the access log and metrics report them", () => {
+    expect(codeToString(Code.InvalidArgument)).toBe("invalid_argument");
+    expect(codeToString(Code.ResourceExhausted)).toBe("resource_exhausted");
+    expect(codeToString(Code.Unavailable)).toBe("unavailable");
+  });
+
+  test("a Connect error body gives back its code; a status alone gives Connect's reading of it", () => {
+    const body = errorToJsonBytes(new ConnectError("bad", Code.InvalidArgument), {});
+    expect(errorFromJsonBytes(body, undefined, new ConnectError("", Code.Unknown)).code).toBe(Code.InvalidArgument);
+    expect(codeFromHttpStatus(503)).toBe(Code.Unavailable);
+    expect(codeFromHttpStatus(415)).toBe(Code.Unknown);
+  });
+
+  test("encodeEnvelope writes flags, a big-endian length and the message; compressedFlag is bit 0", () => {
+    expect([...encodeEnvelope(0, new Uint8Array([7, 8]))]).toEqual([0, 0, 0, 0, 2, 7, 8]);
+    expect(compressedFlag).toBe(1);
   });
 });
 

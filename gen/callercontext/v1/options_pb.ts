@@ -12,7 +12,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/options.proto.
  */
 export const file_callercontext_v1_options: GenFile = /*@__PURE__*/
-  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiZgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJEhoKEmFkZGl0aW9uYWxfbWV0aG9kcxgFIAMoCSqMAQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAhIVChFBQ0NFU1NfTk9UX0JJTExFRBADEhYKEkFDQ0VTU19OT1RfTUVURVJFRBAEEhYKEkFDQ0VTU19JTlRFR1JBVElPThAFOk8KBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0YYDIAEoCzIXLmNhbGxlcmNvbnRleHQudjEuUm91dGVSBXJvdXRlOlIKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNKGAyABKA4yGC5jYWxsZXJjb250ZXh0LnYxLkFjY2Vzc1IGYWNjZXNzOkkKD2lkZW1wb3RlbmN5X2tleRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNqGAyABKAhSDmlkZW1wb3RlbmN5S2V5YgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("Ch5jYWxsZXJjb250ZXh0L3YxL29wdGlvbnMucHJvdG8SEGNhbGxlcmNvbnRleHQudjEiZgoFUm91dGUSDgoGbWV0aG9kGAEgASgJEgwKBHBhdGgYAiABKAkSDAoEYm9keRgDIAEoCRIVCg1yZXNwb25zZV9ib2R5GAQgASgJEhoKEmFkZGl0aW9uYWxfbWV0aG9kcxgFIAMoCSqMAQoGQWNjZXNzEhYKEkFDQ0VTU19VTlNQRUNJRklFRBAAEhEKDUFDQ0VTU19QVUJMSUMQARIQCgxBQ0NFU1NfQURNSU4QAhIVChFBQ0NFU1NfTk9UX0JJTExFRBADEhYKEkFDQ0VTU19OT1RfTUVURVJFRBAEEhYKEkFDQ0VTU19JTlRFR1JBVElPThAFKkIKBkJ1ZGdldBIWChJCVURHRVRfVU5TUEVDSUZJRUQQABIQCgxCVURHRVRfU1RBUlQQARIOCgpCVURHRVRfRU5EEAIqfAoJQWRtaXNzaW9uEhkKFUFETUlTU0lPTl9VTlNQRUNJRklFRBAAEhwKGEFETUlTU0lPTl9DT01QTEVURVNfQ0FMTBABEhgKFEFETUlTU0lPTl9ORVZFUl9TSEVEEAISHAoYQURNSVNTSU9OX1dFQkhPT0tfVFJJQUdFEAM6TwoFcm91dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjRhgMgASgLMhcuY2FsbGVyY29udGV4dC52MS5Sb3V0ZVIFcm91dGU6UgoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY0oYDIAEoDjIYLmNhbGxlcmNvbnRleHQudjEuQWNjZXNzUgZhY2Nlc3M6UgoGYnVkZ2V0Eh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY04YDIAEoDjIYLmNhbGxlcmNvbnRleHQudjEuQnVkZ2V0UgZidWRnZXQ6WwoJYWRtaXNzaW9uEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMY1IYDIAEoDjIbLmNhbGxlcmNvbnRleHQudjEuQWRtaXNzaW9uUglhZG1pc3Npb246SwoQd2l0aG91dF9kYXRhYmFzZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGNWGAyABKAhSD3dpdGhvdXREYXRhYmFzZTpJCg9pZGVtcG90ZW5jeV9rZXkSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxjWhgMgASgIUg5pZGVtcG90ZW5jeUtleWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * Route binds an RPC to a REST endpoint. The HTTP host turns every method
@@ -136,6 +136,105 @@ export const AccessSchema: GenEnum<Access> = /*@__PURE__*/
   enumDesc(file_callercontext_v1_options, 0);
 
 /**
+ * Budget names the time budget a method's answer must come within; the
+ * figures are configuration (START_BUDGET_MS, END_BUDGET_MS). A method
+ * without one is answered whenever it is done (or the client's own deadline).
+ *
+ * @generated from enum callercontext.v1.Budget
+ */
+export const Budget = {
+  /**
+   * No budget of the service's own.
+   *
+   * @generated from enum value: BUDGET_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * The start budget: a caller is waiting on the line (start, identify).
+   *
+   * @generated from enum value: BUDGET_START = 1;
+   */
+  START: 1,
+
+  /**
+   * The end budget: the call is over, its report may take a little longer.
+   *
+   * @generated from enum value: BUDGET_END = 2;
+   */
+  END: 2,
+} as const;
+
+/**
+ * Budget names the time budget a method's answer must come within; the
+ * figures are configuration (START_BUDGET_MS, END_BUDGET_MS). A method
+ * without one is answered whenever it is done (or the client's own deadline).
+ *
+ * @generated from enum callercontext.v1.Budget
+ */
+export type Budget = (typeof Budget)[keyof typeof Budget] | UnknownEnum;
+
+/**
+ * Describes the enum callercontext.v1.Budget.
+ */
+export const BudgetSchema: GenEnum<Budget> = /*@__PURE__*/
+  enumDesc(file_callercontext_v1_options, 1);
+
+/**
+ * Admission says how the admission control treats a method when the
+ * service is overloaded. The zero value is the default: shed first.
+ *
+ * @generated from enum callercontext.v1.Admission
+ */
+export const Admission = {
+  /**
+   * Admitted within the limit, refused at once (503) past it.
+   *
+   * @generated from enum value: ADMISSION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * Completes a call whose start was let in: admitted even over the limit
+   * (still counted in flight), so a burst is shed at its starts rather than
+   * half way through calls.
+   *
+   * @generated from enum value: ADMISSION_COMPLETES_CALL = 1;
+   */
+  COMPLETES_CALL: 1,
+
+  /**
+   * Never shed: a load balancer must still hear that the instance is
+   * degraded (health).
+   *
+   * @generated from enum value: ADMISSION_NEVER_SHED = 2;
+   */
+  NEVER_SHED: 2,
+
+  /**
+   * Admitted by the webhook triage once the platform's signature is checked,
+   * so that a refusal can be answered in the platform's shape.
+   *
+   * @generated from enum value: ADMISSION_WEBHOOK_TRIAGE = 3;
+   */
+  WEBHOOK_TRIAGE: 3,
+} as const;
+
+/**
+ * Admission says how the admission control treats a method when the
+ * service is overloaded. The zero value is the default: shed first.
+ *
+ * @generated from enum callercontext.v1.Admission
+ */
+export type Admission = (typeof Admission)[keyof typeof Admission] | UnknownEnum;
+
+/**
+ * Describes the enum callercontext.v1.Admission.
+ */
+export const AdmissionSchema: GenEnum<Admission> = /*@__PURE__*/
+  enumDesc(file_callercontext_v1_options, 2);
+
+/**
  * @generated from extension: callercontext.v1.Route route = 50001;
  */
 export const route: GenExtension<MethodOptions, Route> = /*@__PURE__*/
@@ -148,13 +247,34 @@ export const access: GenExtension<MethodOptions, Access> = /*@__PURE__*/
   extDesc(file_callercontext_v1_options, 1);
 
 /**
+ * @generated from extension: callercontext.v1.Budget budget = 50003;
+ */
+export const budget: GenExtension<MethodOptions, Budget> = /*@__PURE__*/
+  extDesc(file_callercontext_v1_options, 2);
+
+/**
+ * @generated from extension: callercontext.v1.Admission admission = 50004;
+ */
+export const admission: GenExtension<MethodOptions, Admission> = /*@__PURE__*/
+  extDesc(file_callercontext_v1_options, 3);
+
+/**
+ * Served before the database is reachable and migrated (health reports
+ * the database itself); every other method is refused with 503 until then.
+ *
+ * @generated from extension: bool without_database = 50005;
+ */
+export const without_database: GenExtension<MethodOptions, boolean> = /*@__PURE__*/
+  extDesc(file_callercontext_v1_options, 4);
+
+/**
  * The method accepts an Idempotency-Key (HTTP header or gRPC/Connect
  * metadata; X-Idempotency-Key is the same): a retry with the same key and
  * the same request gets the first answer, with another request a 422
  * (INVALID_ARGUMENT with an IdempotencyKeyMismatch detail).
  *
- * @generated from extension: bool idempotency_key = 50010;
+ * @generated from extension: bool idempotency_key = 50006;
  */
 export const idempotency_key: GenExtension<MethodOptions, boolean> = /*@__PURE__*/
-  extDesc(file_callercontext_v1_options, 2);
+  extDesc(file_callercontext_v1_options, 5);
 

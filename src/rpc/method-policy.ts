@@ -1,0 +1,69 @@
+import { type DescMethod, getOption } from "@bufbuild/protobuf";
+import {
+  Access,
+  Admission,
+  access,
+  admission,
+  Budget,
+  budget,
+  without_database as withoutDatabase,
+} from "../../gen/callercontext/v1/options_pb.ts";
+
+// Everything the guards decide per method, read once per method from its
+// proto options (proto/callercontext/v1/options.proto): the guards compare
+// these values, never generated descriptors.
+
+export type MethodAccess =
+  | "api_key"
+  | "api_key_not_billed"
+  | "api_key_not_metered"
+  | "public"
+  | "admin"
+  | "integration";
+
+/** How the admission control treats the method (see the Admission option). */
+export type MethodAdmission = "shed" | "completes_call" | "never_shed" | "webhook_triage";
+
+export interface MethodPolicy {
+  readonly access: MethodAccess;
+  /** Which of the configured time budgets holds, if any. */
+  readonly budget: "start" | "end" | undefined;
+  readonly admission: MethodAdmission;
+  /** False for a method served before the database is ready (health). */
+  readonly needsDatabase: boolean;
+}
+
+const ACCESS: Record<number, MethodAccess> = {
+  [Access.PUBLIC]: "public",
+  [Access.ADMIN]: "admin",
+  [Access.NOT_BILLED]: "api_key_not_billed",
+  [Access.NOT_METERED]: "api_key_not_metered",
+  [Access.INTEGRATION]: "integration",
+};
+
+const BUDGET: Record<number, MethodPolicy["budget"]> = {
+  [Budget.START]: "start",
+  [Budget.END]: "end",
+};
+
+const ADMISSION: Record<number, MethodAdmission> = {
+  [Admission.COMPLETES_CALL]: "completes_call",
+  [Admission.NEVER_SHED]: "never_shed",
+  [Admission.WEBHOOK_TRIAGE]: "webhook_triage",
+};
+
+const table = new WeakMap<DescMethod, MethodPolicy>();
+
+export function methodPolicyOf(method: DescMethod): MethodPolicy {
+  let policy = table.get(method);
+  if (policy === undefined) {
+    policy = {
+      access: ACCESS[getOption(method, access)] ?? "api_key",
+      budget: BUDGET[getOption(method, budget)],
+      admission: ADMISSION[getOption(method, admission)] ?? "shed",
+      needsDatabase: !getOption(method, withoutDatabase),
+    };
+    table.set(method, policy);
+  }
+  return policy;
+}
