@@ -15,7 +15,9 @@ const envSchema = z.object({
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).default("caller-context"),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  // "key=value,key=value" (values percent-encoded), as OpenTelemetry's SDKs read it.
+  OTEL_RESOURCE_ATTRIBUTES: z.string().default(""),
   HOST: z.string().min(1).default("127.0.0.1"),
   LISTEN_SOCKETS: z.coerce.number().int().min(1).max(64).default(16),
   DATABASE_URL: z.string().url().optional(),
@@ -104,7 +106,14 @@ export interface Config {
   /** GET /metrics on a listener of its own, never on the API's port; 0 picks a free port. */
   readonly metricsListen: { readonly host: string; readonly port: number; readonly token: string | undefined };
   /** OTLP/HTTP tracing, off when no endpoint is set. */
-  readonly tracing: { readonly endpoint: string; readonly serviceName: string } | undefined;
+  readonly tracing:
+    | {
+        readonly endpoint: string;
+        /** Unset: service.name from OTEL_RESOURCE_ATTRIBUTES, else "caller-context". */
+        readonly serviceName: string | undefined;
+        readonly resourceAttributes: string;
+      }
+    | undefined;
   readonly host: string;
   readonly database:
     | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
@@ -230,7 +239,11 @@ export function envToConfig(env: Env): Config {
     metrics: e.METRICS === "on",
     metricsListen: Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN }),
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
-      ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME })
+      ? Object.freeze({
+          endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+          serviceName: e.OTEL_SERVICE_NAME,
+          resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES,
+        })
       : undefined,
     host: e.HOST,
     database: e.DATABASE_URL

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
 import {
   type Context,
   ROOT_CONTEXT,
@@ -14,18 +15,32 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { LogEvent } from "kysely";
-import type { Protocol } from "../http/request-observers.ts";
-import { requestScopeKey } from "../http/request-scope.ts";
+import { errorResponse } from "../http/error-response.ts";
+import { type RequestScope, requestScopeKey } from "../http/request-scope.ts";
+import { resourceAttributesOf } from "./resource-attributes.ts";
+import { summarizeStatement } from "./statement-summary.ts";
 
 // Opt-in tracing (OTEL_EXPORTER_OTLP_ENDPOINT): one server span per API call
 // over every protocol, continuing the caller's W3C traceparent, with a child
 // span per database statement, exported over OTLP/HTTP. This module is only
 // loaded when tracing is on, so it costs nothing when off.
+//
+// Names and attributes follow OpenTelemetry's semantic conventions: a REST
+// call is an HTTP server span ("POST /v1/calls/start", http.request.method,
+// http.route, http.response.status_code), a Connect or gRPC call an RPC span
+// (rpc.system connect_rpc or grpc, rpc.service, rpc.method, and
+// rpc.connect_rpc.error_code or rpc.grpc.status_code), a statement a database
+// client span ("insert calls", db.operation.name, db.collection.name). A
+// server span is an error only for what the conventions count as the server's
+// fault: a 5xx, or an RPC code such as internal or unavailable; a 4xx or a
+// not_found leaves it unset.
 
 export interface TracingOptions {
   /** The collector's base URL; spans go to <endpoint>/v1/traces. */
   readonly endpoint: string;
-  readonly serviceName: string;
+  readonly serviceName: string | undefined;
+  /** OTEL_RESOURCE_ATTRIBUTES as given. */
+  readonly resourceAttributes: string;
 }
 
 export interface Tracing {
@@ -43,7 +58,7 @@ const headerGetter: TextMapGetter<Headers> = {
 
 export function createTracing(options: TracingOptions): Tracing {
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ "service.name": options.serviceName }),
+    resource: resourceFromAttributes(resourceAttributesOf(options.resourceAttributes, options.serviceName)),
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, "")}/v1/traces` }),
@@ -57,22 +72,19 @@ export function createTracing(options: TracingOptions): Tracing {
 
   const interceptor: Interceptor = (next) => async (req) => {
     const parent = propagator.extract(ROOT_CONTEXT, req.header, headerGetter);
+    const scope = req.contextValues.get(requestScopeKey);
+    const rest = scope?.protocol === "rest" || scope?.protocol === "http";
     const span = tracer.startSpan(
-      `${req.service.typeName}/${req.method.name}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          "rpc.system": rpcSystem(req.contextValues.get(requestScopeKey)?.protocol),
-          "rpc.service": req.service.typeName,
-          "rpc.method": req.method.name,
-        },
-      },
+      rest ? `${scope?.httpMethod} ${scope?.route ?? scope?.path}` : `${req.service.typeName}/${req.method.name}`,
+      { kind: SpanKind.SERVER, attributes: rest ? httpAttributes(scope) : rpcAttributes(scope, req) },
       parent,
     );
     try {
-      return await current.run(trace.setSpan(parent, span), () => next(req));
+      const res = await current.run(trace.setSpan(parent, span), () => next(req));
+      answered(span, scope, rest, undefined);
+      return res;
     } catch (thrown) {
-      fail(span, ConnectError.from(thrown));
+      answered(span, scope, rest, thrown);
       throw thrown;
     } finally {
       span.end();
@@ -83,30 +95,84 @@ export function createTracing(options: TracingOptions): Tracing {
     const parent = current.getStore();
     if (parent === undefined) return; // start-up, migrations, the sweeper: not a call
     const end = Date.now();
+    const { operation, table } = summarizeStatement(event.query.sql);
     const span = tracer.startSpan(
-      event.query.sql.split(/\s/, 1)[0].toLowerCase(),
+      table === undefined ? operation : `${operation} ${table}`,
       {
         kind: SpanKind.CLIENT,
         startTime: end - event.queryDurationMillis,
         // The statement text has placeholders, never the values.
-        attributes: { "db.system.name": "postgresql", "db.query.text": event.query.sql },
+        attributes: {
+          "db.system.name": "postgresql",
+          "db.operation.name": operation,
+          ...(table === undefined ? {} : { "db.collection.name": table }),
+          "db.query.text": event.query.sql,
+        },
       },
       parent,
     );
-    if (event.level === "error") span.setStatus({ code: SpanStatusCode.ERROR, message: String(event.error) });
+    if (event.level === "error") {
+      span.setAttribute("error.type", errorType(event.error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: String(event.error) });
+    }
     span.end(end);
   };
 
   return { interceptor, onQuery, shutdown: () => provider.shutdown() };
 }
 
-/** OpenTelemetry's rpc.system for the protocol the host found the request to speak. */
-function rpcSystem(protocol: Protocol | undefined): string {
-  if (protocol === "grpc" || protocol === "grpc-web") return "grpc";
-  return protocol === "connect" ? "connect_rpc" : "rest";
+function httpAttributes(scope: RequestScope | undefined) {
+  return {
+    "http.request.method": scope?.httpMethod ?? "_OTHER",
+    ...(scope?.route === undefined ? {} : { "http.route": scope.route }),
+  };
 }
 
-function fail(span: Span, error: ConnectError): void {
-  span.setAttribute("rpc.connect_rpc.error_code", Code[error.code]);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error.rawMessage });
+function rpcAttributes(
+  scope: RequestScope | undefined,
+  req: { service: { typeName: string }; method: { name: string } },
+) {
+  const grpc = scope?.protocol === "grpc" || scope?.protocol === "grpc-web";
+  return {
+    "rpc.system": grpc ? "grpc" : "connect_rpc",
+    "rpc.service": req.service.typeName,
+    "rpc.method": req.method.name,
+  };
+}
+
+/** Records how the call was answered: its status or code, and the span's status by the conventions. */
+function answered(span: Span, scope: RequestScope | undefined, rest: boolean, thrown: unknown): void {
+  const error = thrown === undefined ? undefined : ConnectError.from(thrown);
+  if (rest) {
+    const status = thrown === undefined ? 200 : errorResponse(thrown).status;
+    span.setAttribute("http.response.status_code", status);
+    if (status >= 500) {
+      span.setAttribute("error.type", String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error?.rawMessage });
+    }
+    return;
+  }
+  const grpc = scope?.protocol === "grpc" || scope?.protocol === "grpc-web";
+  if (grpc) span.setAttribute("rpc.grpc.status_code", error?.code ?? 0);
+  if (error === undefined) return;
+  if (!grpc) span.setAttribute("rpc.connect_rpc.error_code", codeToString(error.code));
+  if (SERVER_FAULTS.has(error.code)) {
+    span.setAttribute("error.type", codeToString(error.code));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.rawMessage });
+  }
+}
+
+/** The codes the RPC conventions count as a server span's error; the rest are the client's. */
+const SERVER_FAULTS = new Set([
+  Code.Unknown,
+  Code.DeadlineExceeded,
+  Code.Unimplemented,
+  Code.Internal,
+  Code.Unavailable,
+  Code.DataLoss,
+]);
+
+function errorType(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : ((error as Error | null)?.name ?? "_OTHER");
 }
