@@ -24,6 +24,7 @@ import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf, scopeOf } from "./request-pipeline.ts";
+import { enterMethod } from "./request-scope.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
 import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
@@ -101,7 +102,9 @@ export async function createApp(
 
   attachRequestObservers(fastify, observers);
   fastify.addHook("onRequest", (request, reply, done) => {
-    openRequest(observers, request.raw, reply.raw, { requestId: request.id, peer: request.ip });
+    const scope = openRequest(observers, request.raw, reply.raw, { requestId: request.id, peer: request.ip });
+    // Every route's template (the dashboard's pages among them), so metrics and logs never see the raw path.
+    if (request.routeOptions.url !== undefined) enterMethod(scope, { route: request.routeOptions.url });
     done();
   });
   fastify.setErrorHandler((error, request, reply) => {

@@ -2,7 +2,9 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { CallerContextService, RecommendationSchema } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import { deadlineKey, principalKey } from "../guards/context-values.ts";
+import { requestScopeKey } from "../http/request-scope.ts";
 import type { Metrics } from "./metrics.ts";
+import { rpcSystemOf } from "./metrics-observer.ts";
 
 // What only the chain can see of an API call, over every protocol: that it
 // is in flight, why a guard refused it (the typed details), what a start
@@ -15,8 +17,12 @@ const RECOMMENDATIONS = new Map(
 
 export function metricsInterceptor(metrics: Metrics): Interceptor {
   return (next) => async (req) => {
-    const labels = { service: req.service.typeName, method: req.method.name };
-    metrics.rpcActive.inc(labels);
+    const system = rpcSystemOf(req.contextValues.get(requestScopeKey)?.protocol ?? "http");
+    const labels =
+      system === undefined
+        ? undefined
+        : { rpc_system: system, rpc_service: req.service.typeName, rpc_method: req.method.name };
+    if (labels !== undefined) metrics.rpcActive.inc(labels);
     try {
       const res = await next(req);
       if (req.method === CallerContextService.method.startCall && !res.stream) {
@@ -33,7 +39,7 @@ export function metricsInterceptor(metrics: Metrics): Interceptor {
       }
       throw thrown;
     } finally {
-      metrics.rpcActive.dec(labels);
+      if (labels !== undefined) metrics.rpcActive.dec(labels);
     }
   };
 }

@@ -10,11 +10,11 @@ import { registerRuntimeMetrics } from "./runtime-metrics.ts";
 
 export interface Metrics {
   readonly registry: Registry;
-  /** By method, route template and status. */
-  readonly httpDuration: Histogram<"method" | "route" | "status">;
-  /** Every API call over REST, Connect and gRPC, by service, method and Connect code. */
-  readonly rpcDuration: Histogram<"service" | "method" | "code">;
-  readonly rpcActive: Gauge<"service" | "method">;
+  /** Every HTTP request (REST, Connect, gRPC, the dashboard), by method, route template and status. */
+  readonly httpDuration: Histogram<HttpLabel>;
+  /** Every Connect and gRPC call, by system, service, method and status (REST calls are HTTP requests). */
+  readonly rpcDuration: Histogram<RpcLabel | RpcStatusLabel>;
+  readonly rpcActive: Gauge<RpcLabel>;
   /** Requests refused by the rate limit, the quota or the failed-authentication limit, by the key's tier. */
   readonly refusals: Counter<"reason" | "tier">;
   readonly recommendations: Counter<"recommendation">;
@@ -22,6 +22,12 @@ export interface Metrics {
   /** Inbound platform webhooks answered 2xx without context, by platform and why. */
   readonly webhookNoContext: Counter<"platform" | "reason">;
 }
+
+// Label names are the attributes of OpenTelemetry's semantic conventions as its
+// Prometheus exporter writes them (dots become underscores).
+export type HttpLabel = "http_request_method" | "http_route" | "http_response_status_code";
+export type RpcLabel = "rpc_system" | "rpc_service" | "rpc_method";
+export type RpcStatusLabel = "rpc_grpc_status_code" | "rpc_connect_rpc_error_code";
 
 // Latency buckets around a start's one-second budget.
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -36,19 +42,19 @@ export function createMetrics(
   const registers = [registry];
   const pool = () => database.poolStats();
   new Gauge({
-    name: "db_client_connections_usage",
+    name: "db_client_connection_count",
     help: "Database connections by state (idle, used)",
-    labelNames: ["state"],
+    labelNames: ["db_client_connection_state"],
     registers,
     collect() {
       const stats = pool();
       if (stats === undefined) return;
-      this.set({ state: "idle" }, stats.idle);
-      this.set({ state: "used" }, stats.total - stats.idle);
+      this.set({ db_client_connection_state: "idle" }, stats.idle);
+      this.set({ db_client_connection_state: "used" }, stats.total - stats.idle);
     },
   });
   new Gauge({
-    name: "db_client_connections_pending_requests",
+    name: "db_client_connection_pending_requests",
     help: "Requests waiting for a database connection",
     registers,
     collect() {
@@ -61,21 +67,21 @@ export function createMetrics(
     httpDuration: new Histogram({
       name: "http_server_request_duration_seconds",
       help: "Duration of HTTP server requests",
-      labelNames: ["method", "route", "status"],
+      labelNames: ["http_request_method", "http_route", "http_response_status_code"],
       buckets: SECONDS,
       registers,
     }),
     rpcDuration: new Histogram({
       name: "rpc_server_call_duration_seconds",
-      help: "Duration of API calls, over every protocol",
-      labelNames: ["service", "method", "code"],
+      help: "Duration of Connect and gRPC calls",
+      labelNames: ["rpc_system", "rpc_service", "rpc_method", "rpc_grpc_status_code", "rpc_connect_rpc_error_code"],
       buckets: SECONDS,
       registers,
     }),
     rpcActive: new Gauge({
       name: "rpc_server_active_calls",
-      help: "API calls in flight",
-      labelNames: ["service", "method"],
+      help: "Connect and gRPC calls in flight",
+      labelNames: ["rpc_system", "rpc_service", "rpc_method"],
       registers,
     }),
     refusals: new Counter({

@@ -26,7 +26,7 @@ async function scrape(baseUrl = server.metricsUrl): Promise<MetricsText> {
   return readMetricsText(await res.text());
 }
 
-const START = { service: "callercontext.v1.CallerContextService", method: "StartCall" };
+const START = { rpc_service: "callercontext.v1.CallerContextService", rpc_method: "StartCall" };
 
 describe("GET /metrics", () => {
   test("is Prometheus text, served without a key, with the process defaults and the service's families", async () => {
@@ -37,7 +37,7 @@ describe("GET /metrics", () => {
     expect(metrics.types.get("nodejs_eventloop_lag_seconds")).toBe("GAUGE");
     expect(metrics.types.get("process_resident_memory_bytes")).toBe("GAUGE");
     if (server.config.database.kind === "postgres") {
-      expect(metrics.samples.some((s) => s.name === "db_client_connections_usage")).toBe(true);
+      expect(metrics.samples.some((s) => s.name === "db_client_connection_count")).toBe(true);
     }
   });
 
@@ -57,47 +57,64 @@ describe("GET /metrics", () => {
     }
   });
 
-  test("a start over REST moves its HTTP and RPC series and the recommendation count", async () => {
+  test("a start over REST moves its HTTP series (not the RPC one: REST is not RPC) and the recommendation count", async () => {
     const { apiKey } = await createAccountWithKey(server.url);
     const before = await scrape();
     expect((await calls.start("rest", apiKey, startBody())).status).toBe(200);
     const after = await scrape();
-    const http = { method: "POST", route: "/v1/calls/start", status: "200" };
+    const http = { http_request_method: "POST", http_route: "/v1/calls/start", http_response_status_code: "200" };
     expect(after.value("http_server_request_duration_seconds_count", http)).toBe(
       before.value("http_server_request_duration_seconds_count", http) + 1,
     );
-    const rpc = { ...START, code: "ok" };
-    expect(after.value("rpc_server_call_duration_seconds_count", rpc)).toBe(
-      before.value("rpc_server_call_duration_seconds_count", rpc) + 1,
-    );
+    const rpcCount = (text: typeof after) =>
+      text.samples
+        .filter((sample) => sample.name === "rpc_server_call_duration_seconds_count")
+        .reduce((n, sample) => n + sample.value, 0);
+    expect(rpcCount(after)).toBe(rpcCount(before));
     const ignore = { recommendation: "ignore" };
     expect(after.value("identity_recommendations_total", ignore)).toBe(
       before.value("identity_recommendations_total", ignore) + 1,
     );
-    expect(after.value("rpc_server_active_calls", START)).toBe(0);
+    expect(
+      after.samples.filter((sample) => sample.name === "rpc_server_active_calls").every((s) => s.value === 0),
+    ).toBe(true);
     // The call went through the admission control, which reports its limit and counts.
     expect(after.value("admission_admitted_total")).toBe(before.value("admission_admitted_total") + 1);
     expect(after.value("admission_limit")).toBeGreaterThanOrEqual(server.config.admission.limit.min);
     expect(after.value("admission_in_flight")).toBe(0);
     expect(after.value("admission_refusals_total", { reason: "limit" })).toBe(0);
     // Scrapes go to the metrics listener, not through the API's port.
-    const scrapeSeries = { method: "GET", route: "/metrics", status: "200" };
+    const scrapeSeries = { http_request_method: "GET", http_route: "/metrics", http_response_status_code: "200" };
     expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBe(0);
   });
 
-  test("a start over gRPC moves the RPC series; a quota refusal is counted by tier; no label names a key, customer or call", async () => {
+  test("gRPC and Connect starts move the RPC series by system and status; a quota refusal is counted by tier; no label names a key, customer or call", async () => {
     const { apiKey } = await createAccountWithKey(server.url, { tier: "starter", quota: 0 });
     const before = await scrape();
     const body = startBody();
     const refused = await calls.start("grpc", apiKey, body);
     expect(refused.status).toBe(402);
     const after = await scrape();
-    const rpc = { ...START, code: "resource_exhausted" };
+    const rpc = { rpc_system: "grpc", ...START, rpc_grpc_status_code: "8" };
     expect(after.value("rpc_server_call_duration_seconds_count", rpc)).toBe(
       before.value("rpc_server_call_duration_seconds_count", rpc) + 1,
     );
+    const overConnect = await fetch(`${server.url}/callercontext.v1.CallerContextService/StartCall`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ callId: `connect-${body.call_id}`, identityHints: { ani: "+14155550142" } }),
+    });
+    expect(overConnect.status).toBe(429); // Connect answers resource_exhausted with 429
+    const connect = { rpc_system: "connect_rpc", ...START, rpc_connect_rpc_error_code: "resource_exhausted" };
+    expect((await scrape()).value("rpc_server_call_duration_seconds_count", connect)).toBe(
+      before.value("rpc_server_call_duration_seconds_count", connect) + 1,
+    );
     // gRPC calls are HTTP/2 requests too, named by their method.
-    const http = { method: "POST", route: "/callercontext.v1.CallerContextService/StartCall", status: "200" };
+    const http = {
+      http_request_method: "POST",
+      http_route: "/callercontext.v1.CallerContextService/StartCall",
+      http_response_status_code: "200",
+    };
     expect(after.value("http_server_request_duration_seconds_count", http)).toBe(
       before.value("http_server_request_duration_seconds_count", http) + 1,
     );
