@@ -175,10 +175,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ReceiveWebhook */
+        /**
+         * ReceiveWebhook
+         * @description A voice platform's webhook, verified the platform's way (signature or secret): an inbound call is answered with the caller's context in the platform's shape, an end-of-call report saves the intent, variables and summary.
+         */
         get: operations["receiveWebhookGet"];
         put?: never;
-        /** ReceiveWebhook */
+        /**
+         * ReceiveWebhook
+         * @description A voice platform's webhook, verified the platform's way (signature or secret): an inbound call is answered with the caller's context in the platform's shape, an end-of-call report saves the intent, variables and summary.
+         */
         post: operations["receiveWebhook"];
         delete?: never;
         options?: never;
@@ -193,7 +199,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Check */
+        /**
+         * Check
+         * @description Whether the service and its database answer: 200 healthy or degraded, 503 unhealthy. No credential.
+         */
         get: operations["check"];
         put?: never;
         post?: never;
@@ -212,7 +221,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** CreateAccount */
+        /**
+         * CreateAccount
+         * @description Creates an account with its billing account; the tier defaults to free and the quota to the tier's monthly allowance.
+         */
         post: operations["createAccount"];
         delete?: never;
         options?: never;
@@ -227,7 +239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** GetAccount */
+        /**
+         * GetAccount
+         * @description The account: its billing account, name, tier and the credits left this month.
+         */
         get: operations["getAccount"];
         put?: never;
         post?: never;
@@ -246,7 +261,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** SetAccountQuota */
+        /**
+         * SetAccountQuota
+         * @description Sets the credits left this month (0 to 2147483647), replacing what was left.
+         */
         post: operations["setAccountQuota"];
         delete?: never;
         options?: never;
@@ -263,7 +281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** SetAccountTier */
+        /**
+         * SetAccountTier
+         * @description Changes the tier: its rate limit and, from the next month, its allowance.
+         */
         post: operations["setAccountTier"];
         delete?: never;
         options?: never;
@@ -278,10 +299,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ListKeys */
+        /**
+         * ListKeys
+         * @description The account's keys by prefix, kind and state; never their secrets.
+         */
         get: operations["listKeys"];
         put?: never;
-        /** CreateKey */
+        /**
+         * CreateKey
+         * @description Creates an API key of the account (test unless prod is asked for); its secret is in this answer only.
+         */
         post: operations["createKey"];
         delete?: never;
         options?: never;
@@ -298,7 +325,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RevokeKey */
+        /**
+         * RevokeKey
+         * @description Revokes a key: requests with it get 401 "API key has been revoked" from then on.
+         */
         post: operations["revokeKey"];
         delete?: never;
         options?: never;
@@ -313,10 +343,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ListIntegrations */
+        /**
+         * ListIntegrations
+         * @description The account's integrations with their webhook paths; never their secrets.
+         */
         get: operations["listIntegrations"];
         put?: never;
-        /** CreateIntegration */
+        /**
+         * CreateIntegration
+         * @description Connects a voice platform to the account: its webhook path and the secret it sends, shown once.
+         */
         post: operations["createIntegration"];
         delete?: never;
         options?: never;
@@ -333,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** DeleteIntegration */
+        /**
+         * DeleteIntegration
+         * @description Deletes an integration; its webhook URL answers 401 from then on.
+         */
         post: operations["deleteIntegration"];
         delete?: never;
         options?: never;
@@ -368,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ListEventEndpoints */
+        /**
+         * ListEventEndpoints
+         * @description The account's event endpoints; never their signing secrets.
+         */
         get: operations["listEventEndpoints"];
         put?: never;
         /**
@@ -391,7 +433,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** SetEventEndpointEnabled */
+        /**
+         * SetEventEndpointEnabled
+         * @description Enables or disables an endpoint; enabling clears its run of failures, and its waiting deliveries go out.
+         */
         post: operations["setEventEndpointEnabled"];
         delete?: never;
         options?: never;
@@ -408,7 +453,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RollEventEndpointSecret */
+        /**
+         * RollEventEndpointSecret
+         * @description A new signing secret for the endpoint; the old one signs too until the grace ends.
+         */
         post: operations["rollEventEndpointSecret"];
         delete?: never;
         options?: never;
@@ -425,7 +473,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** DeleteEventEndpoint */
+        /**
+         * DeleteEventEndpoint
+         * @description Deletes an endpoint and its deliveries.
+         */
         post: operations["deleteEventEndpoint"];
         delete?: never;
         options?: never;
@@ -442,7 +493,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** SendTestEvent */
+        /**
+         * SendTestEvent
+         * @description Sends an endpoint.test event to this endpoint alone.
+         */
         post: operations["sendTestEvent"];
         delete?: never;
         options?: never;
@@ -457,7 +511,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ListEventDeliveries */
+        /**
+         * ListEventDeliveries
+         * @description The endpoint's 50 most recent deliveries: event, state, attempts, response code, latency, last error.
+         */
         get: operations["listEventDeliveries"];
         put?: never;
         post?: never;
@@ -476,7 +533,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** RedeliverEvent */
+        /**
+         * RedeliverEvent
+         * @description Sends a delivery's event again, with the same event id, as a new delivery.
+         */
         post: operations["redeliverEvent"];
         delete?: never;
         options?: never;

@@ -696,6 +696,9 @@ export const CreateSignupInviteResponseSchema: GenMessage<CreateSignupInviteResp
  */
 export const AdminService: GenService<{
   /**
+   * Creates an account with its billing account; the tier defaults to free and
+   * the quota to the tier's monthly allowance.
+   *
    * @generated from rpc callercontext.v1.AdminService.CreateAccount
    */
   createAccount: {
@@ -704,6 +707,9 @@ export const AdminService: GenService<{
     output: typeof CreateAccountResponseSchema;
   },
   /**
+   * The account: its billing account, name, tier and the credits left this
+   * month.
+   *
    * @generated from rpc callercontext.v1.AdminService.GetAccount
    */
   getAccount: {
@@ -712,6 +718,9 @@ export const AdminService: GenService<{
     output: typeof GetAccountResponseSchema;
   },
   /**
+   * Sets the credits left this month (0 to 2147483647), replacing what was
+   * left.
+   *
    * @generated from rpc callercontext.v1.AdminService.SetAccountQuota
    */
   setAccountQuota: {
@@ -720,6 +729,8 @@ export const AdminService: GenService<{
     output: typeof SetAccountQuotaResponseSchema;
   },
   /**
+   * Changes the tier: its rate limit and, from the next month, its allowance.
+   *
    * @generated from rpc callercontext.v1.AdminService.SetAccountTier
    */
   setAccountTier: {
@@ -728,6 +739,9 @@ export const AdminService: GenService<{
     output: typeof SetAccountTierResponseSchema;
   },
   /**
+   * Creates an API key of the account (test unless prod is asked for); its
+   * secret is in this answer only.
+   *
    * @generated from rpc callercontext.v1.AdminService.CreateKey
    */
   createKey: {
@@ -736,6 +750,8 @@ export const AdminService: GenService<{
     output: typeof CreateKeyResponseSchema;
   },
   /**
+   * The account's keys by prefix, kind and state; never their secrets.
+   *
    * @generated from rpc callercontext.v1.AdminService.ListKeys
    */
   listKeys: {
@@ -744,6 +760,9 @@ export const AdminService: GenService<{
     output: typeof ListKeysResponseSchema;
   },
   /**
+   * Revokes a key: requests with it get 401 "API key has been revoked" from
+   * then on.
+   *
    * @generated from rpc callercontext.v1.AdminService.RevokeKey
    */
   revokeKey: {
@@ -752,6 +771,9 @@ export const AdminService: GenService<{
     output: typeof RevokeKeyResponseSchema;
   },
   /**
+   * Connects a voice platform to the account: its webhook path and the secret
+   * it sends, shown once.
+   *
    * @generated from rpc callercontext.v1.AdminService.CreateIntegration
    */
   createIntegration: {
@@ -760,6 +782,8 @@ export const AdminService: GenService<{
     output: typeof CreateIntegrationResponseSchema;
   },
   /**
+   * The account's integrations with their webhook paths; never their secrets.
+   *
    * @generated from rpc callercontext.v1.AdminService.ListIntegrations
    */
   listIntegrations: {
@@ -768,6 +792,8 @@ export const AdminService: GenService<{
     output: typeof ListIntegrationsResponseSchema;
   },
   /**
+   * Deletes an integration; its webhook URL answers 401 from then on.
+   *
    * @generated from rpc callercontext.v1.AdminService.DeleteIntegration
    */
   deleteIntegration: {
@@ -796,6 +822,8 @@ export const AdminService: GenService<{
     output: typeof CreateEventEndpointResponseSchema;
   },
   /**
+   * The account's event endpoints; never their signing secrets.
+   *
    * @generated from rpc callercontext.v1.AdminService.ListEventEndpoints
    */
   listEventEndpoints: {
@@ -804,6 +832,9 @@ export const AdminService: GenService<{
     output: typeof ListEventEndpointsResponseSchema;
   },
   /**
+   * Enables or disables an endpoint; enabling clears its run of failures, and
+   * its waiting deliveries go out.
+   *
    * @generated from rpc callercontext.v1.AdminService.SetEventEndpointEnabled
    */
   setEventEndpointEnabled: {
@@ -812,6 +843,9 @@ export const AdminService: GenService<{
     output: typeof SetEventEndpointEnabledResponseSchema;
   },
   /**
+   * A new signing secret for the endpoint; the old one signs too until the
+   * grace ends.
+   *
    * @generated from rpc callercontext.v1.AdminService.RollEventEndpointSecret
    */
   rollEventEndpointSecret: {
@@ -820,6 +854,8 @@ export const AdminService: GenService<{
     output: typeof RollEventEndpointSecretResponseSchema;
   },
   /**
+   * Deletes an endpoint and its deliveries.
+   *
    * @generated from rpc callercontext.v1.AdminService.DeleteEventEndpoint
    */
   deleteEventEndpoint: {
@@ -828,6 +864,8 @@ export const AdminService: GenService<{
     output: typeof DeleteEventEndpointResponseSchema;
   },
   /**
+   * Sends an endpoint.test event to this endpoint alone.
+   *
    * @generated from rpc callercontext.v1.AdminService.SendTestEvent
    */
   sendTestEvent: {
@@ -836,6 +874,9 @@ export const AdminService: GenService<{
     output: typeof SendTestEventResponseSchema;
   },
   /**
+   * The endpoint's 50 most recent deliveries: event, state, attempts, response
+   * code, latency, last error.
+   *
    * @generated from rpc callercontext.v1.AdminService.ListEventDeliveries
    */
   listEventDeliveries: {
@@ -844,6 +885,8 @@ export const AdminService: GenService<{
     output: typeof ListEventDeliveriesResponseSchema;
   },
   /**
+   * Sends a delivery's event again, with the same event id, as a new delivery.
+   *
    * @generated from rpc callercontext.v1.AdminService.RedeliverEvent
    */
   redeliverEvent: {

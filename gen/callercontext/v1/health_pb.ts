@@ -67,6 +67,9 @@ export const CheckResponseSchema: GenMessage<CheckResponse> = /*@__PURE__*/
  */
 export const HealthService: GenService<{
   /**
+   * Whether the service and its database answer: 200 healthy or degraded, 503
+   * unhealthy. No credential.
+   *
    * @generated from rpc callercontext.v1.HealthService.Check
    */
   check: {

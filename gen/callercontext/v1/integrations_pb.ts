@@ -68,6 +68,11 @@ export const ReceiveWebhookResponseSchema: GenMessage<ReceiveWebhookResponse> = 
  */
 export const IntegrationService: GenService<{
   /**
+   * A voice platform's webhook, verified the platform's way (signature or
+   * secret): an inbound call is answered with the caller's context in the
+   * platform's shape, an end-of-call report saves the intent, variables and
+   * summary.
+   *
    * @generated from rpc callercontext.v1.IntegrationService.ReceiveWebhook
    */
   receiveWebhook: {
