@@ -283,7 +283,7 @@ export interface paths {
         put?: never;
         /**
          * SetAccountTier
-         * @description Changes the tier: its rate limit and, from the next month, its allowance.
+         * @description Changes the tier, and with it the rate limit and the monthly allowance.
          */
         post: operations["setAccountTier"];
         delete?: never;

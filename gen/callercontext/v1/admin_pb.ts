@@ -729,7 +729,7 @@ export const AdminService: GenService<{
     output: typeof SetAccountQuotaResponseSchema;
   },
   /**
-   * Changes the tier: its rate limit and, from the next month, its allowance.
+   * Changes the tier, and with it the rate limit and the monthly allowance.
    *
    * @generated from rpc callercontext.v1.AdminService.SetAccountTier
    */
