@@ -1,6 +1,7 @@
 import type { Clock } from "../../domain/clock.ts";
 import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../../domain/limits.ts";
 import type { Db } from "../engine/database.ts";
+import { deleteOldRequests } from "../request-log-repository.ts";
 import { deleteOldReceipts } from "../webhook-receipts.ts";
 import {
   deleteExpiredIdempotencyKeys,
@@ -12,12 +13,15 @@ import {
 
 // Retention: customers with no call in 90 days (and with them their
 // identifiers, intents and variables), call records older than 30 days (so
-// their call_id may be used again), expired variables and idempotency keys.
+// their call_id may be used again), expired variables and idempotency keys,
+// and the Requests page's rows older than 7 days.
 // One instance sweeps at a time, in bounded batches.
 
 const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
 /** How long a webhook's answer is kept for its replays: longer than any platform's signature window. */
 export const WEBHOOK_RECEIPT_MS = 60 * 60 * 1000;
+/** How long the dashboard's Requests page keeps a request. */
+export const REQUEST_LOG_DAYS = 7;
 
 export interface SweepResult {
   readonly customers: number;
@@ -25,6 +29,7 @@ export interface SweepResult {
   readonly variables: number;
   readonly idempotencyKeys: number;
   readonly webhookReceipts: number;
+  readonly requests: number;
 }
 
 /** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
@@ -35,6 +40,7 @@ export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<S
     variables: await deleteExpiredVariables(trx, now, batchSize),
     idempotencyKeys: await deleteExpiredIdempotencyKeys(trx, now, batchSize),
     webhookReceipts: await deleteOldReceipts(trx, new Date(now.getTime() - WEBHOOK_RECEIPT_MS), batchSize),
+    requests: await deleteOldRequests(trx, new Date(now.getTime() - REQUEST_LOG_DAYS * DAY_MS), batchSize),
   }));
 }
 
