@@ -88,7 +88,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       allowance: monthlyAllowance,
       charged(creditsLeft) {
         after = creditsLeft;
-        options.meter?.billed(principal.tenant);
+        options.meter?.billed(principal.tenant, principal.keyId);
         remember(accountId, creditsLeft);
         options.creditsLow?.seen(accountId, principal.tier, creditsLeft);
       },
