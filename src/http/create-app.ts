@@ -8,7 +8,7 @@ import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
-import { dashboardAssets } from "../dashboard/dashboard-assets.ts";
+import { dashboardAssets, dashboardFavicon } from "../dashboard/dashboard-assets.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { earlyRefusal } from "../guards/admission-guard.ts";
 import { requestLogObserver } from "../request-log/request-log-observer.ts";
@@ -127,6 +127,7 @@ export async function createApp(
   );
   if (serves !== "admin") {
     await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
+    await fastify.register(dashboardFavicon);
     await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   }
   await fastify.register(fastifyConnectPlugin, {
