@@ -10,6 +10,7 @@ import type { UserRow } from "../store/schema.ts";
 import { auditAction } from "./audit-action.ts";
 import { createFlashes } from "./flash.ts";
 import { formErrors, orMessage } from "./messages.ts";
+import { quickstartFor } from "./quickstart.ts";
 import { allowed, productionAllowed } from "./role-guard.ts";
 import { signedIn } from "./session-guard.ts";
 
@@ -46,6 +47,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
       welcome: false,
       created: undefined,
       rolled: undefined,
+      quickstart: undefined,
       errors: {},
       values: { name: "", kind: "test" },
       ...extra,
@@ -61,6 +63,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
       created: key,
       rolled: rolled && { oldEndsAt: new Date(rolled.oldEndsAt), immediate: rolled.immediate },
       welcome: welcome === true,
+      quickstart: key && quickstartFor(request, key.secret),
     });
   });
 
