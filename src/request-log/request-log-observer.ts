@@ -32,7 +32,8 @@ export function requestLogObserver(log: RequestLog, clock: Clock): RequestObserv
 function routeOf(record: RequestRecord): string {
   if (record.route !== undefined) return `${record.httpMethod} ${record.route}`;
   if (record.method !== undefined) return `${record.service}/${record.method}`;
-  return `${record.httpMethod} ${record.path}`;
+  // Never the raw path: it may carry a customer_ref, which an erasure must not leave behind.
+  return `${record.httpMethod} (other)`;
 }
 
 /** gRPC answers 200 over HTTP whatever happened: its own status code says what did. */
