@@ -6,6 +6,7 @@ import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import type { Metrics } from "./metrics/metrics.ts";
+import type { RequestLog } from "./request-log/request-log.ts";
 import type { SecretBox } from "./secrets/secret-box.ts";
 import type { Database } from "./store/engine/database.ts";
 import type { ErasureCompaction } from "./store/jobs/erasure-compaction.ts";
@@ -30,6 +31,8 @@ export interface AppContext {
   readonly admission: AdmissionControl;
   /** Billed and refused calls and keys' last use, counted in memory and written in batches. */
   readonly meter: UsageMeter;
+  /** The accounts' API requests for the dashboard's Requests page, recorded in memory and written in batches. */
+  readonly requestLog: RequestLog;
   /** Vacuums and checkpoints after erasures, batched. */
   readonly erasures: ErasureCompaction;
 }

@@ -17,6 +17,7 @@ import { createInterceptorChain } from "./interceptor-chain.ts";
 import { registerEventMetrics } from "./metrics/event-metrics.ts";
 import { countNoContext, createMetrics } from "./metrics/metrics.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
+import { createRequestLog } from "./request-log/request-log.ts";
 import { resealSecrets } from "./secrets/reseal-secrets.ts";
 import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
 import { createDatabase } from "./store/engine/database.ts";
@@ -95,6 +96,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       meter: createUsageMeter(database.db, clock, {
         intervalMs: config.usageFlushMs,
         onError: (error) => log.error({ err: error }, "usage counts could not be written"),
+      }),
+      requestLog: createRequestLog(database.db, {
+        onError: (error) => log.error({ err: error }, "the request log could not be written"),
       }),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
@@ -199,6 +203,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await sweeper?.stop();
         await delivery?.stop();
         await context.meter.close();
+        // After the app has closed: every request it finished is recorded by then.
+        await context.requestLog.close();
         await context.erasures.close();
         await failedAuthLimiter.close();
         await context.rateLimiter.close();

@@ -6,6 +6,7 @@ import { changePassword, signOutEverywhere } from "../dashboard-auth/change-pass
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
+import { createFlashes } from "./flash.ts";
 import { formErrors, renderMessage } from "./messages.ts";
 import { endBrowserSession, signedIn, startBrowserSession } from "./session-guard.ts";
 
@@ -16,6 +17,7 @@ const field = (body: unknown, name: string) => {
 };
 
 export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): void {
+  const flashes = createFlashes(app.secrets, app.clock);
   const accountPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) =>
     reply.code(status).view("account.eta", {
       title: "Account",
@@ -31,7 +33,13 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
 
   scope.get("/account", async (request, reply) => {
     const user = signedIn(request, reply);
-    if (user) return accountPage(reply, user);
+    if (!user) return;
+    // An invitation link is shown once, like a secret: it arrives from the form's redirect (flash.ts).
+    const { notice, invite } = flashes.take(request, reply);
+    return accountPage(reply, user, {
+      notice: notice ?? "",
+      invite: invite && { url: invite.url, expiresAt: new Date(invite.expiresAt) },
+    });
   });
 
   scope.post("/account/password", async (request, reply) => {
@@ -44,7 +52,8 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
         clientAddress: request.ip,
       });
       startBrowserSession(request, reply, session);
-      return accountPage(reply, user, { notice: "Password changed. Every other session is signed out." });
+      flashes.leave(request, reply, { notice: "Password changed. Every other session is signed out." });
+      return reply.redirect("/dashboard/account", 303);
     } catch (error) {
       const { status, errors, message } = formErrors(error);
       return accountPage(reply, user, { errors, message }, status);
@@ -71,6 +80,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
       clientAddress: request.ip,
     });
     const url = `${request.protocol}://${request.host}/dashboard/invite/${invite.token}`;
-    return accountPage(reply, user, { invite: { url, expiresAt: invite.expiresAt } });
+    flashes.leave(request, reply, { invite: { url, expiresAt: invite.expiresAt.toISOString() } });
+    return reply.redirect("/dashboard/account", 303);
   });
 }

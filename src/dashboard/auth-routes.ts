@@ -11,11 +11,13 @@ import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { retryAfter } from "../rpc/retry-after.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
+import { createFlashes } from "./flash.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, orMessage, renderMessage } from "./messages.ts";
 import { endBrowserSession, sessionToken, startBrowserSession } from "./session-guard.ts";
 
 export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
+  const flashes = createFlashes(app.secrets, app.clock);
   const tooMany = (reply: FastifyReply, seconds: number, view: string, values: Record<string, unknown>) => {
     reply.headers(retryAfter(seconds));
     return reply.code(429).view(view, values);
@@ -23,7 +25,8 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
 
   scope.get("/sign-in", (request, reply) => {
     if (request.dashboardUser) return reply.redirect("/dashboard/keys", 303);
-    return reply.view("sign-in.eta", { title: "Sign in", email: "", error: "", notice: "" });
+    const notice = flashes.take(request, reply).notice ?? "";
+    return reply.view("sign-in.eta", { title: "Sign in", email: "", error: "", notice });
   });
 
   scope.post("/sign-in", async (request, reply) => {
@@ -95,13 +98,21 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
         origin: mailOrigin(app, request),
       });
       // The same page whether the address was new or taken: the mail says which.
-      return reply.view("check-email.eta", { title: "Check your email", email: values.email.trim().toLowerCase() });
+      flashes.leave(request, reply, { sentTo: values.email.trim().toLowerCase() });
+      return reply.redirect("/dashboard/check-email", 303);
     } catch (error) {
       const { status, errors, message } = formErrors(error);
       return reply
         .code(status)
         .view("sign-up.eta", { ...signUpPage(invite, await joining()), values, errors, message });
     }
+  });
+
+  scope.get("/check-email", (request, reply) => {
+    const { sentTo } = flashes.take(request, reply);
+    // Reloaded later, the page has no address to name: the form is where to start again.
+    if (sentTo === undefined) return reply.redirect("/dashboard/sign-up", 303);
+    return reply.view("check-email.eta", { title: "Check your email", email: sentTo });
   });
 
   // Opening the link only asks: mail scanners that fetch links must not spend it.
@@ -116,19 +127,13 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
     const verified = await orMessage(reply, () => verifyEmail(app, request.params.token, request.ip));
     if (!verified) return;
     startBrowserSession(request, reply, verified.session);
-    if (verified.firstKey === undefined) return reply.redirect("/dashboard/keys", 303);
-    // The first key's secret is on this page only: it is not stored anywhere it could be shown again.
-    const keys = await listOwnedKeys(accountDepsOf(app), verified.user.account_id);
-    reply.locals = { ...reply.locals, user: verified.user };
-    return reply.view("keys.eta", {
-      title: "API keys",
-      tab: "keys",
-      keys,
-      welcome: true,
-      created: { ...verified.firstKey, name: keys[0]?.name ?? "", kind: "test" },
-      errors: {},
-      values: { name: "", kind: "test" },
-    });
+    if (verified.firstKey !== undefined) {
+      // The first key's secret goes to the keys page once: it is not stored anywhere it could be shown again.
+      const keys = await listOwnedKeys(accountDepsOf(app), verified.user.account_id);
+      const key = { ...verified.firstKey, name: keys[0]?.name ?? "", kind: "test" };
+      flashes.leave(request, reply, { welcome: true, key }, verified.user.id);
+    }
+    return reply.redirect("/dashboard/keys", 303);
   });
 
   scope.post("/sign-out", async (request, reply) => {

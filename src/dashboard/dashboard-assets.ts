@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
@@ -27,4 +28,19 @@ export async function dashboardAssets(scope: FastifyInstance): Promise<void> {
     list: false,
     wildcard: true,
   });
+}
+
+/**
+ * /favicon.ico at the root, where browsers and tools ask for it whatever the
+ * page says; the pages link the SVG beside it in the assets folder.
+ */
+export async function dashboardFavicon(scope: FastifyInstance): Promise<void> {
+  const icon = readFileSync(new URL("favicon.ico", `file://${ASSETS_DIR}`));
+  scope.get("/favicon.ico", (_request, reply) =>
+    reply
+      .type("image/x-icon")
+      .header("cache-control", "public, max-age=86400")
+      .header("x-content-type-options", "nosniff")
+      .send(icon),
+  );
 }

@@ -17,6 +17,7 @@ import { registerIntegrationRoutes } from "./integration-routes.ts";
 import { GRACE_LABELS, registerKeyRoutes } from "./key-routes.ts";
 import { registerMemberRoutes } from "./member-routes.ts";
 import { renderMessage } from "./messages.ts";
+import { registerRequestRoutes } from "./request-routes.ts";
 import { registerResetRoutes } from "./reset-routes.ts";
 import { csrfMatchesSession, loadUser } from "./session-guard.ts";
 import { registerUsageRoutes } from "./usage-routes.ts";
@@ -99,6 +100,7 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   registerResetRoutes(scope, app, attempts, mailer);
   registerKeyRoutes(scope, app, mailer);
   registerUsageRoutes(scope, app);
+  registerRequestRoutes(scope, app);
   registerCustomerRoutes(scope, app);
   registerIntegrationRoutes(scope, app);
   registerAccountRoutes(scope, app);

@@ -15,6 +15,11 @@ function short(date: Date): string {
   return `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.toISOString().slice(11, 16)} UTC`;
 }
 
+/** "Nov 23, 12:45:07": to the second, for the Requests page (its heading says UTC). */
+function seconds(date: Date): string {
+  return `${MONTHS[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.toISOString().slice(11, 19)}`;
+}
+
 /** "key_rolled" → "Key rolled". */
 function eventName(event: string): string {
   const text = event.replaceAll("_", " ");
@@ -25,4 +30,4 @@ function number(value: number): string {
   return value.toLocaleString("en-US");
 }
 
-export const formatters = { fmt: { day, dateTime, short, eventName, number } };
+export const formatters = { fmt: { day, dateTime, short, seconds, eventName, number } };

@@ -8,6 +8,7 @@ import { listIntegrations } from "../integrations/list-integrations.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
+import { createFlashes } from "./flash.ts";
 import { formErrors, orMessage } from "./messages.ts";
 import { allowed, productionAllowed } from "./role-guard.ts";
 import { signedIn } from "./session-guard.ts";
@@ -32,6 +33,7 @@ const PLATFORM_LABELS: Record<(typeof PLATFORMS)[number], string> = {
 
 export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContext): void {
   const deps = accountDepsOf(app);
+  const flashes = createFlashes(app.secrets, app.clock);
   const urlOf = (request: FastifyRequest, path: string) => `${request.protocol}://${request.host}${path}`;
   /** One of the account's integrations, or not found: an id of another account names nothing here. */
   const owned = async (user: UserRow, id: string) => {
@@ -65,7 +67,9 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
 
   scope.get("/integrations", async (request, reply) => {
     const user = signedIn(request, reply);
-    if (user) return listPage(request, reply, user);
+    if (!user) return;
+    // A new integration's secret arrives here once, from the form's redirect (flash.ts).
+    return listPage(request, reply, user, { created: flashes.take(request, reply).integration });
   });
 
   scope.post("/integrations", async (request, reply) => {
@@ -107,13 +111,14 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
         "integration_created",
         `${made.integrationId} (${made.name}, ${made.platform}, ${made.kind})`,
       );
-      return listPage(request, reply, user, {
-        created: {
+      flashes.leave(request, reply, {
+        integration: {
           ...created.integration,
           url: urlOf(request, created.integration.webhookPath),
           secret: created.webhookSecret,
         },
       });
+      return reply.redirect("/dashboard/integrations", 303);
     } catch (error) {
       const { status, errors, message } = formErrors(error);
       return listPage(request, reply, user, { errors, values, message }, status);

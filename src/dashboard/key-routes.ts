@@ -8,7 +8,9 @@ import type { Mailer } from "../mail/mailer.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
+import { createFlashes } from "./flash.ts";
 import { formErrors, orMessage } from "./messages.ts";
+import { quickstartFor } from "./quickstart.ts";
 import { allowed, productionAllowed } from "./role-guard.ts";
 import { signedIn } from "./session-guard.ts";
 
@@ -33,6 +35,7 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
   const notify = (user: UserRow, detail: string) =>
     notifyOwners(app.database.db, mailer, user.account_id, (to) => keyCreatedMail(to, { actor: user.email, detail }));
   const ownedKey = (user: UserRow, id: string) => findLiveKey(deps, user.account_id, id);
+  const flashes = createFlashes(app.secrets, app.clock);
 
   const keysPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) => {
     // This instance's unwritten "last used" times first, so a key just used shows it.
@@ -44,15 +47,24 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
       welcome: false,
       created: undefined,
       rolled: undefined,
+      quickstart: undefined,
       errors: {},
       values: { name: "", kind: "test" },
       ...extra,
     });
   };
 
+  // A new or rolled key's secret arrives here once, from the form's redirect (flash.ts).
   scope.get("/keys", async (request, reply) => {
     const user = signedIn(request, reply);
-    if (user) return keysPage(reply, user);
+    if (!user) return;
+    const { key, rolled, welcome } = flashes.take(request, reply);
+    return keysPage(reply, user, {
+      created: key,
+      rolled: rolled && { oldEndsAt: new Date(rolled.oldEndsAt), immediate: rolled.immediate },
+      welcome: welcome === true,
+      quickstart: key && quickstartFor(request, key.secret),
+    });
   });
 
   scope.post("/keys", async (request, reply) => {
@@ -65,7 +77,8 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
       const detail = `${created.keyId} (${created.name}, ${created.kind})`;
       await auditAction(app, request, "key_created", detail);
       await notify(user, detail);
-      return keysPage(reply, user, { created });
+      flashes.leave(request, reply, { key: created });
+      return reply.redirect("/dashboard/keys", 303);
     } catch (error) {
       const { status, errors } = formErrors(error);
       return keysPage(reply, user, { errors, values }, status);
@@ -107,9 +120,10 @@ export function registerKeyRoutes(scope: FastifyInstance, app: AppContext, maile
       `${rolled.old.keyId} → ${rolled.keyId} (${rolled.name}, ${rolled.kind}); old secret ends ${rolled.oldEndsAt.toISOString()}`,
     );
     await notify(user, `${rolled.keyId} (${rolled.name}, ${rolled.kind}), rolled from ${rolled.old.keyId}`);
-    return keysPage(reply, user, {
-      created: { keyId: rolled.keyId, secret: rolled.secret, name: rolled.name, kind: rolled.kind },
-      rolled: { oldEndsAt: rolled.oldEndsAt, immediate: grace === "now" },
+    flashes.leave(request, reply, {
+      key: { keyId: rolled.keyId, secret: rolled.secret, name: rolled.name, kind: rolled.kind },
+      rolled: { oldEndsAt: rolled.oldEndsAt.toISOString(), immediate: grace === "now" },
     });
+    return reply.redirect("/dashboard/keys", 303);
   });
 }

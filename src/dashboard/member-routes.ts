@@ -9,6 +9,7 @@ import {
   revokeInvitation,
 } from "../dashboard-auth/team.ts";
 import type { UserRow } from "../store/schema.ts";
+import { createFlashes } from "./flash.ts";
 import { field } from "./form-fields.ts";
 import { orMessage, renderMessage } from "./messages.ts";
 import { signedIn } from "./session-guard.ts";
@@ -20,6 +21,11 @@ import { signedIn } from "./session-guard.ts";
 type IdParams = { Params: { id: string } };
 
 export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): void {
+  const flashes = createFlashes(app.secrets, app.clock);
+  const done = (request: FastifyRequest, reply: FastifyReply, notice: string) => {
+    flashes.leave(request, reply, { notice });
+    return reply.redirect("/dashboard/members", 303);
+  };
   /** The signed-in owner, or a refusal already sent. */
   const owner = async (request: FastifyRequest, reply: FastifyReply): Promise<UserRow | undefined> => {
     const user = signedIn(request, reply);
@@ -40,7 +46,7 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
 
   scope.get("/members", async (request, reply) => {
     const user = await owner(request, reply);
-    if (user) return membersPage(reply, user);
+    if (user) return membersPage(reply, user, flashes.take(request, reply).notice);
     return reply;
   });
 
@@ -49,7 +55,7 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     if (!user) return reply;
     const input = { userId: request.params.id, role: field(request.body, "role"), clientAddress: request.ip };
     if ((await orMessage(reply, () => changeMemberRole(app, user, input).then(() => true))) === undefined) return;
-    return membersPage(reply, user, "Role changed.");
+    return done(request, reply, "Role changed.");
   });
 
   scope.post<IdParams>("/members/:id/remove", async (request, reply) => {
@@ -57,7 +63,7 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     if (!user) return reply;
     const input = { userId: request.params.id, clientAddress: request.ip };
     if ((await orMessage(reply, () => removeMember(app, user, input).then(() => true))) === undefined) return;
-    return membersPage(reply, user, "Member removed. Their sessions have ended.");
+    return done(request, reply, "Member removed. Their sessions have ended.");
   });
 
   scope.post<IdParams>("/invitations/:id/revoke", async (request, reply) => {
@@ -65,6 +71,6 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     if (!user) return reply;
     const input = { inviteId: request.params.id, clientAddress: request.ip };
     if ((await orMessage(reply, () => revokeInvitation(app, user, input).then(() => true))) === undefined) return;
-    return membersPage(reply, user, "Invitation revoked: the link no longer works.");
+    return done(request, reply, "Invitation revoked: the link no longer works.");
   });
 }

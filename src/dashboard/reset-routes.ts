@@ -5,6 +5,7 @@ import { requestPasswordReset, resetLinkIsOpen, resetPassword } from "../dashboa
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { retryAfter } from "../rpc/retry-after.ts";
+import { createFlashes } from "./flash.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, renderMessage } from "./messages.ts";
 
@@ -14,9 +15,14 @@ import { formErrors, renderMessage } from "./messages.ts";
 type TokenParams = { Params: { token: string } };
 
 export function registerResetRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
+  const flashes = createFlashes(app.secrets, app.clock);
   const forgotPage = { title: "Reset your password", email: "", sent: false, message: "" };
 
-  scope.get("/forgot-password", (_request, reply) => reply.view("forgot-password.eta", forgotPage));
+  scope.get("/forgot-password", (request, reply) => {
+    const { sentTo } = flashes.take(request, reply);
+    if (sentTo === undefined) return reply.view("forgot-password.eta", forgotPage);
+    return reply.view("forgot-password.eta", { ...forgotPage, email: sentTo, sent: true });
+  });
 
   scope.post("/forgot-password", async (request, reply) => {
     const email = field(request.body, "email");
@@ -27,7 +33,8 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
       return reply.code(429).view("forgot-password.eta", { ...forgotPage, email, message });
     }
     await requestPasswordReset(app, mailer, { email, origin: mailOrigin(app, request), clientAddress: request.ip });
-    return reply.view("forgot-password.eta", { ...forgotPage, email, sent: true });
+    flashes.leave(request, reply, { sentTo: email });
+    return reply.redirect("/dashboard/forgot-password", 303);
   });
 
   const resetPage = (token: string) => ({ title: "Choose a new password", token, errors: {}, message: "" });
@@ -49,11 +56,9 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
       if (status === 404) return renderMessage(reply, 404, linkGone, "Ask for a new link on the sign-in page.");
       return reply.code(status).view("reset-password.eta", { ...resetPage(token), errors, message });
     }
-    return reply.view("sign-in.eta", {
-      title: "Sign in",
-      email: "",
-      error: "",
-      notice: "Password changed. Every session was signed out: sign in with the new password.",
-    });
+    // Every session has ended, this browser's too: the notice is for whoever opens sign-in here next.
+    const notice = "Password changed. Every session was signed out: sign in with the new password.";
+    flashes.leave(request, reply, { notice }, "");
+    return reply.redirect("/dashboard/sign-in", 303);
   });
 }

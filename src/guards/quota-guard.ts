@@ -87,7 +87,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       const { outcome } = bill;
       if (outcome === undefined) return undefined;
       if (!outcome.charged) return remember(accountId, 0);
-      options.meter?.billed(principal.tenant);
+      options.meter?.billed(principal.tenant, principal.keyId);
       remember(accountId, outcome.creditsLeft);
       options.creditsLow?.seen(accountId, principal.tier, outcome.creditsLeft);
     };

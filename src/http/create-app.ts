@@ -8,9 +8,10 @@ import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import { IntegrationService } from "../../gen/callercontext/v1/integrations_pb.ts";
 import type { AppContext } from "../context.ts";
-import { dashboardAssets } from "../dashboard/dashboard-assets.ts";
+import { dashboardAssets, dashboardFavicon } from "../dashboard/dashboard-assets.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { earlyRefusal } from "../guards/admission-guard.ts";
+import { requestLogObserver } from "../request-log/request-log-observer.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createCustomerService } from "../rpc/customer-service.ts";
@@ -52,6 +53,7 @@ export async function createApp(
   const serves = options.serves ?? "all";
   const observers = createRequestObservers((error) => app.log.error({ err: error }, "request observer failed"));
   observers.add(accessLog(app.log));
+  observers.add(requestLogObserver(app.requestLog, app.clock));
   const admin: RestService = { service: AdminService, implementation: createAdminService(app) };
   const health: RestService = { service: HealthService, implementation: createHealthService(app) };
   const services: RestService[] =
@@ -123,6 +125,7 @@ export async function createApp(
   );
   if (serves !== "admin") {
     await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
+    await fastify.register(dashboardFavicon);
     await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
   }
   await fastify.register(fastifyConnectPlugin, {

@@ -1,6 +1,6 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { type Code, type ContextValues, createContextKey } from "@connectrpc/connect";
-import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { codeFromString, codeToString } from "@connectrpc/connect/protocol-connect";
 import type { Protocol } from "./request-observers.ts";
 
 // What the host knows of a request while it is served, and the one place each
@@ -49,6 +49,11 @@ export function enterMethod(scope: RequestScope, entry: MethodEntry): void {
   }
   if (entry.route !== undefined) scope.route = entry.route;
   if (entry.code !== undefined) scope.code = codeNameOf(entry.code);
+}
+
+/** The numeric gRPC status of a code name as codeNameOf writes it: 0 for "ok", 2 (unknown) for a name it does not know. */
+export function grpcStatusOf(name: string): number {
+  return name === "ok" ? 0 : (codeFromString(name) ?? 2);
 }
 
 /** "ok" for 0, the protocol's snake_case name ("invalid_argument") of any other code, as logs and metrics report it. */

@@ -1,6 +1,5 @@
-import { Code } from "@connectrpc/connect";
-import { codeFromString } from "@connectrpc/connect/protocol-connect";
 import type { Protocol, RequestObserver } from "../http/request-observers.ts";
+import { grpcStatusOf } from "../http/request-scope.ts";
 import type { Metrics } from "./metrics.ts";
 
 // Every request, whatever its protocol, as the request pipeline reports it
@@ -41,9 +40,4 @@ export function metricsObserver(metrics: Metrics): RequestObserver {
 export function rpcSystemOf(protocol: Protocol): "grpc" | "connect_rpc" | undefined {
   if (protocol === "grpc" || protocol === "grpc-web") return "grpc";
   return protocol === "connect" ? "connect_rpc" : undefined;
-}
-
-/** The numeric gRPC status of a code name ("ok" is 0), as rpc.grpc.status_code has it. */
-function grpcStatusOf(name: string): number {
-  return name === "ok" ? 0 : (codeFromString(name) ?? Code.Unknown);
 }

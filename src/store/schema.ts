@@ -206,6 +206,28 @@ export interface UsageDayTable {
   refused_rate: number;
 }
 
+/** One API request of an account's key (migration 0015): never a body, a header or a secret. */
+export interface RequestLogTable {
+  account_id: string;
+  key_id: string;
+  at: Timestamp;
+  /** "rest", "connect", "grpc" or "grpc-web". */
+  protocol: string;
+  /** "POST /v1/calls/start", or "callercontext.v1.CallerContextService/StartCall". */
+  route: string;
+  /** The HTTP status; for gRPC, the gRPC status code. */
+  status: number;
+  latency_ms: number;
+  request_id: string;
+}
+
+/** Billed calls per key and UTC day (migration 0015). */
+export interface KeyUsageDayTable {
+  key_id: string;
+  day: ColumnType<string, string, string>;
+  billed: number;
+}
+
 /** An account's event endpoint (migration 0011, docs/events.md). */
 export interface EventEndpointTable {
   id: string;
@@ -250,6 +272,8 @@ export interface Schema {
   invites: InviteTable;
   audit_events: AuditEventTable;
   usage_days: UsageDayTable;
+  key_usage_days: KeyUsageDayTable;
+  request_log: RequestLogTable;
   accounts: AccountTable;
   quota_slots: QuotaSlotTable;
   api_keys: ApiKeyTable;

@@ -1,17 +1,18 @@
 import type { Clock } from "../domain/clock.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { addUsage, touchKeys, type UsageCount } from "../store/billing/usage-repository.ts";
+import { addKeyUsage, addUsage, touchKeys, type UsageCount } from "../store/billing/usage-repository.ts";
 import type { Db } from "../store/engine/database.ts";
 
-// Counts billed and refused calls per account, mode and day, and when each
-// key was last used, in memory; a timer writes them in one or two statements
+// Counts billed and refused calls per account, mode and day, billed calls
+// per key and day, and when each key was last used, in memory; a timer writes them in one or two statements
 // every few seconds. The start/end hot path only increments a counter: no
 // round trip is added to it. A crash loses at most one interval of counts.
 
 export type Refusal = "quota" | "rate";
 
 export interface UsageMeter {
-  billed(tenant: Tenant): void;
+  /** A billed call; `keyId` is the key that made it, for the usage per key. */
+  billed(tenant: Tenant, keyId?: string): void;
   refused(tenant: Tenant, why: Refusal): void;
   keyUsed(keyId: string): void;
   /** Writes what is counted so far (the dashboard calls it before reading). */
@@ -30,10 +31,19 @@ export function createUsageMeter(
 ): UsageMeter {
   let counts = new Map<string, { tenant: Tenant; day: string; billed: number; quota: number; rate: number }>();
   let touches = new Map<string, Date>();
+  let perKey = new Map<string, { keyId: string; day: string; billed: number }>();
   const lastTouched = new Map<string, number>();
 
+  const today = () => clock.now().toISOString().slice(0, 10);
+  const countKey = (keyId: string) => {
+    const day = today();
+    const id = `${keyId}\u0000${day}`;
+    const entry = perKey.get(id);
+    if (entry === undefined) perKey.set(id, { keyId, day, billed: 1 });
+    else entry.billed += 1;
+  };
   const count = (tenant: Tenant, field: "billed" | "quota" | "rate") => {
-    const day = clock.now().toISOString().slice(0, 10);
+    const day = today();
     const id = `${tenant.accountId}\u0000${tenant.mode}\u0000${day}`;
     let entry = counts.get(id);
     if (entry === undefined) {
@@ -47,8 +57,10 @@ export function createUsageMeter(
   const flush = () => {
     const taken = counts;
     const touched = touches;
+    const keyCounts = [...perKey.values()];
     counts = new Map();
     touches = new Map();
+    perKey = new Map();
     const rows: UsageCount[] = [...taken.values()].map((e) => ({
       accountId: e.tenant.accountId,
       mode: e.tenant.mode,
@@ -61,6 +73,7 @@ export function createUsageMeter(
     writing = writing.then(async () => {
       try {
         await addUsage(db, rows);
+        await addKeyUsage(db, keyCounts);
         await touchKeys(db, touched);
       } catch (error) {
         options.onError(error);
@@ -72,7 +85,10 @@ export function createUsageMeter(
   timer.unref();
 
   return {
-    billed: (tenant) => count(tenant, "billed"),
+    billed(tenant, keyId) {
+      count(tenant, "billed");
+      if (keyId !== undefined) countKey(keyId);
+    },
     refused: (tenant, why) => count(tenant, why),
     keyUsed(keyId) {
       const now = clock.now();

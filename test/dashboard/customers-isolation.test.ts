@@ -72,12 +72,13 @@ describe("dashboard customers and integrations isolation", () => {
     const owner = await signUp("integrator@example.com");
     const intruder = await signUp("prowler@example.com");
     await owner.client.get("/dashboard/integrations");
-    const created = await owner.client.post("/dashboard/integrations", {
+    const created = await owner.client.submit("/dashboard/integrations", {
       platform: "vapi",
       name: "Inbound",
       kind: "prod",
       assistant_id: "asst_1",
     });
+    expect(created.redirectedTo).toBe("/dashboard/integrations");
     expect(created.status).toBe(200);
     const id = /data-integration-id="(int_[0-9A-Za-z]+)"/.exec(created.html)?.[1] ?? "";
     expect(id).not.toBe("");

@@ -44,7 +44,7 @@ describe("dashboard in a browser", () => {
     const testKey = await secretField.inputValue();
     expect(testKey).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
     expect(await secretField.getAttribute("readonly")).not.toBeNull();
-    await expect.poll(() => page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Copy", exact: true }).isVisible()).toBe(true);
     await env.browser.screenshot("keys-first-key");
     await page.goto(url("/dashboard/keys"));
     expect(await page.content()).not.toContain(testKey);

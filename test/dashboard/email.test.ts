@@ -34,7 +34,8 @@ describe("dashboard mail", () => {
   const signUpUnconfirmed = async (email: string) => {
     const client = createDashboardClient(server.url, { mailbox: inbox });
     await client.get("/dashboard/sign-up");
-    const page = await client.post("/dashboard/sign-up", { email, password: PASSWORD, account_name: "Mail Co" });
+    const page = await client.submit("/dashboard/sign-up", { email, password: PASSWORD, account_name: "Mail Co" });
+    expect(page.redirectedTo).toBe("/dashboard/check-email");
     expect(page.status).toBe(200);
     return client;
   };
@@ -49,21 +50,21 @@ describe("dashboard mail", () => {
     // Signed in with the password alone: test keys work at once, production keys are refused.
     expect((await client.signIn("verify@example.com", PASSWORD)).location).toBe("/dashboard/keys");
     await client.get("/dashboard/keys");
-    const refused = await client.post("/dashboard/keys", { name: "Live", kind: "prod" });
+    const refused = await client.submit("/dashboard/keys", { name: "Live", kind: "prod" });
     expect(refused.status).toBe(403);
     expect(refused.html).toContain("Confirm your email address first");
-    const testKey = secretOf((await client.post("/dashboard/keys", { name: "Try", kind: "test" })).html);
+    const testKey = secretOf((await client.submit("/dashboard/keys", { name: "Try", kind: "test" })).html);
     expect(testKey).toMatch(/^sk_test_/);
     expect((await start(testKey, "before-verify")).status).toBe(200);
     await client.get("/dashboard/integrations");
-    const integration = await client.post("/dashboard/integrations", { platform: "vapi", name: "P", kind: "prod" });
+    const integration = await client.submit("/dashboard/integrations", { platform: "vapi", name: "P", kind: "prod" });
     expect(integration.status).toBe(403);
 
     // Opening the link only asks; confirming spends it.
     const confirmed = await client.confirm(link);
-    expect(confirmed.status).toBe(303);
+    expect(confirmed.redirectedTo).toBe("/dashboard/keys");
     await client.get("/dashboard/keys");
-    const prodKey = secretOf((await client.post("/dashboard/keys", { name: "Live", kind: "prod" })).html);
+    const prodKey = secretOf((await client.submit("/dashboard/keys", { name: "Live", kind: "prod" })).html);
     expect(prodKey).toMatch(/^sk_prod_/);
     expect((await start(prodKey, "after-verify")).status).toBe(200);
     expect((await createDashboardClient(server.url).get(new URL(link).pathname)).status).toBe(404);
@@ -76,8 +77,12 @@ describe("dashboard mail", () => {
 
     const asker = createDashboardClient(server.url);
     await asker.get("/dashboard/forgot-password");
-    const asked = await asker.post("/dashboard/forgot-password", { email: "Reset@Example.com" });
-    const unknown = await asker.post("/dashboard/forgot-password", { email: "nobody@example.com" });
+    const asked = await asker.submit("/dashboard/forgot-password", { email: "Reset@Example.com" });
+    const unknown = await asker.submit("/dashboard/forgot-password", { email: "nobody@example.com" });
+    expect([asked.redirectedTo, unknown.redirectedTo]).toEqual([
+      "/dashboard/forgot-password",
+      "/dashboard/forgot-password",
+    ]);
     expect([asked.status, unknown.status]).toEqual([200, 200]);
     const same = (html: string, email: string) => html.replaceAll(email, "X").replace(/value="[^"]*"/g, "");
     expect(same(unknown.html, "nobody@example.com")).toBe(same(asked.html, "Reset@Example.com"));
@@ -86,34 +91,35 @@ describe("dashboard mail", () => {
     const resetter = createDashboardClient(server.url);
     expect((await resetter.get(link)).status).toBe(200);
     // A weak password is refused and leaves the link usable.
-    const weak = await resetter.post(link, { password: "password12" });
+    const weak = await resetter.submit(link, { password: "password12" });
     expect(weak.status).toBe(400);
     expect(weak.html).toContain("too easy to guess");
-    const done = await resetter.post(link, { password: "another fresh passphrase 42" });
+    const done = await resetter.submit(link, { password: "another fresh passphrase 42" });
+    expect(done.redirectedTo).toBe("/dashboard/sign-in");
     expect(done.status).toBe(200);
     expect(done.html).toContain("Password changed");
     expect((await owner.get("/dashboard/keys")).location).toBe("/dashboard/sign-in");
-    expect((await resetter.post(link, { password: "and yet another passphrase" })).status).toBe(404);
+    expect((await resetter.submit(link, { password: "and yet another passphrase" })).status).toBe(404);
     expect((await resetter.signIn("reset@example.com", PASSWORD)).status).toBe(401);
     expect((await resetter.signIn("reset@example.com", "another fresh passphrase 42")).status).toBe(303);
 
     // A link past RESET_TTL_MINUTES no longer works.
     const before = (await inbox.messagesTo("reset@example.com")).length;
     await asker.get("/dashboard/forgot-password");
-    await asker.post("/dashboard/forgot-password", { email: "reset@example.com" });
+    await asker.submit("/dashboard/forgot-password", { email: "reset@example.com" });
     const late = new URL(await linkIn(inbox, "reset@example.com", "/dashboard/reset-password/", before)).pathname;
     clock.advance(31 * 60_000);
     const lateComer = createDashboardClient(server.url);
     expect((await lateComer.get(late)).status).toBe(404);
     await lateComer.get("/dashboard/forgot-password");
-    expect((await lateComer.post(late, { password: "too late a passphrase 7" })).status).toBe(404);
+    expect((await lateComer.submit(late, { password: "too late a passphrase 7" })).status).toBe(404);
   });
 
   it("tells the owner of a new key and of a member who joined", async () => {
     const owner = createDashboardClient(server.url, { mailbox: inbox });
     await owner.signUp("notified@example.com", PASSWORD, "Notice Co");
     await owner.get("/dashboard/keys");
-    const made = await owner.post("/dashboard/keys", { name: "Dialer", kind: "prod" });
+    const made = await owner.submit("/dashboard/keys", { name: "Dialer", kind: "prod" });
     const keyId = keyIdOf(made.html);
     const keyMail = await waitForSubject("notified@example.com", "A new API key was created on your account");
     expect(keyMail.text).toContain(keyId);
@@ -121,14 +127,19 @@ describe("dashboard mail", () => {
 
     await owner.get("/dashboard/account");
     const invite = /id="invite-link"[^>]*value="([^"]+)"/.exec(
-      (await owner.post("/dashboard/account/invites", {})).html,
+      (await owner.submit("/dashboard/account/invites", {})).html,
     );
     const member = createDashboardClient(server.url, { mailbox: inbox });
     await member.get(new URL(invite![1]!).pathname);
     const invitePath = new URL(invite![1]!).pathname.split("/").pop()!;
     expect(
-      (await member.post("/dashboard/sign-up", { email: "joiner@example.com", password: PASSWORD, invite: invitePath }))
-        .status,
+      (
+        await member.submit("/dashboard/sign-up", {
+          email: "joiner@example.com",
+          password: PASSWORD,
+          invite: invitePath,
+        })
+      ).status,
     ).toBe(200);
     const joined = await waitForSubject("notified@example.com", "A member joined your account");
     expect(joined.text).toContain("joiner@example.com");

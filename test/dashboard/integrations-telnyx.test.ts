@@ -16,16 +16,17 @@ describe("dashboard Telnyx integrations", () => {
     await client.get("/dashboard/integrations");
     const form = { platform: "telnyx", name: "Front desk", kind: "test", variable_fields: "clinic" };
 
-    const refused = await client.post("/dashboard/integrations", { ...form, signing_secret: "KEY0123_api_key" });
+    const refused = await client.submit("/dashboard/integrations", { ...form, signing_secret: "KEY0123_api_key" });
     expect(refused.status).toBe(400);
     expect(refused.html).toMatch(/<p class="field-error">For telnyx: the account(&#39;|')s public key/);
     expect(refused.html).not.toContain("data-integration-id=");
 
     // Pasted with the spaces a copy often brings along.
-    const created = await client.post("/dashboard/integrations", {
+    const created = await client.submit("/dashboard/integrations", {
       ...form,
       signing_secret: ` ${TELNYX_KEYS.publicKey} `,
     });
+    expect(created.redirectedTo).toBe("/dashboard/integrations");
     expect(created.status).toBe(200);
     expect(created.html).toContain("Integration created: Front desk");
     expect(created.html).toMatch(/<td data-label="Platform">Telnyx<\/td>/);

@@ -33,7 +33,7 @@ describe("dashboard invitations", () => {
     const invite = /name="invite" value="([^"]*)"/.exec(form.html)?.[1] ?? "";
     const mailbox = logMailbox(server);
     const before = (await mailbox.messagesTo(email)).length;
-    const sent = await client.post("/dashboard/sign-up", {
+    const sent = await client.submit("/dashboard/sign-up", {
       email,
       password: PASSWORD,
       account_name: accountName,
@@ -49,7 +49,7 @@ describe("dashboard invitations", () => {
     const stranger = createDashboardClient(server.url, { mailbox: logMailbox(server) });
     expect((await stranger.get("/dashboard/sign-up")).status).toBe(403);
     await stranger.get("/dashboard/sign-in");
-    const refused = await stranger.post("/dashboard/sign-up", {
+    const refused = await stranger.submit("/dashboard/sign-up", {
       email: "stranger@example.com",
       password: PASSWORD,
       account_name: "Stranger",
@@ -81,16 +81,16 @@ describe("dashboard invitations", () => {
     expect(owner.page.status).toBe(200);
 
     await owner.client.get("/dashboard/account");
-    const link = inviteLinkOf((await owner.client.post("/dashboard/account/invites", {})).html);
+    const link = inviteLinkOf((await owner.client.submit("/dashboard/account/invites", {})).html);
     const member = await signUpWith(link, "member@example.com");
-    expect(member.page.location).toBe("/dashboard/keys");
+    expect(member.page.redirectedTo).toBe("/dashboard/keys");
     const account = await member.client.get("/dashboard/account");
     expect(account.html).toContain("Owner Co");
     expect(account.html).toMatch(/member@example\.com · <span class="cap">member<\/span>/);
     // The member joined the owner's account: no account of their own, no key of their own.
     expect((await signUpWith(link, "late@example.com")).page.status).toBe(404);
 
-    const expiring = inviteLinkOf((await owner.client.post("/dashboard/account/invites", {})).html);
+    const expiring = inviteLinkOf((await owner.client.submit("/dashboard/account/invites", {})).html);
     clock.advance(2 * 3_600_000 + 1000);
     expect((await signUpWith(expiring, "too-late@example.com")).page.status).toBe(404);
     // Two hours on, the owner's session has passed its idle timeout.

@@ -28,9 +28,9 @@ describe("dashboard keys and usage", () => {
 
   it("refuses a rolled key's old secret as revoked once the grace has passed", async () => {
     const { client } = await signUp("roller@example.com");
-    const created = await client.post("/dashboard/keys", { name: "Dialer", kind: "prod" });
+    const created = await client.submit("/dashboard/keys", { name: "Dialer", kind: "prod" });
     const oldSecret = secretOf(created.html);
-    const rolled = await client.post(`/dashboard/keys/${keyIdOf(created.html, "Dialer")}/roll`, { grace: "1h" });
+    const rolled = await client.submit(`/dashboard/keys/${keyIdOf(created.html, "Dialer")}/roll`, { grace: "1h" });
     const newSecret = secretOf(rolled.html);
     expect(newSecret).toMatch(/^sk_prod_/);
 
@@ -52,10 +52,10 @@ describe("dashboard keys and usage", () => {
     const { client: other } = await signUp("other@example.com");
     const otherKeys = (await other.get("/dashboard/keys")).html;
     const otherKeyId = keyIdOf(otherKeys, "Default test key");
-    const page = await client.post(`/dashboard/keys/${otherKeyId}/roll`, { grace: "1h" });
+    const page = await client.submit(`/dashboard/keys/${otherKeyId}/roll`, { grace: "1h" });
     expect(page.status).toBe(404);
     const ownKeyId = keyIdOf((await client.get("/dashboard/keys")).html, "Default test key");
-    expect((await client.post(`/dashboard/keys/${ownKeyId}/roll`, { grace: "forever" })).status).toBe(400);
+    expect((await client.submit(`/dashboard/keys/${ownKeyId}/roll`, { grace: "forever" })).status).toBe(400);
     expect((await other.get("/dashboard/keys")).html.match(/data-key-id=/g)).toHaveLength(1);
     expect((await client.get("/dashboard/keys")).html.match(/data-key-id=/g)).toHaveLength(1);
   });

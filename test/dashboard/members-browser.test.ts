@@ -20,17 +20,17 @@ describe("members and password reset in a browser", () => {
     await owner.signUp("lead@example.com", PASSWORD, "Team Browser Co");
     await owner.get("/dashboard/account");
     const invite = /id="invite-link"[^>]*value="([^"]+)"/.exec(
-      (await owner.post("/dashboard/account/invites", {})).html,
+      (await owner.submit("/dashboard/account/invites", {})).html,
     )!;
     const member = createDashboardClient(env.server.url, { mailbox: mailbox() });
     await member.get(new URL(invite[1]!).pathname);
-    await member.post("/dashboard/sign-up", {
+    await member.submit("/dashboard/sign-up", {
       email: "agent@example.com",
       password: PASSWORD,
       invite: invite[1]!.split("/").pop()!,
     });
     await member.confirm(await linkIn(mailbox(), "agent@example.com", "/dashboard/verify/"));
-    await owner.post("/dashboard/account/invites", {});
+    await owner.submit("/dashboard/account/invites", {});
 
     await page.goto(url("/dashboard/sign-in"));
     await page.getByLabel("Email").fill("lead@example.com");

@@ -80,11 +80,12 @@ describe("dashboard sign-in", () => {
     await first.signUp("Twice@Example.com", PASSWORD, "First");
     const second = createDashboardClient(fixture.server.url, { mailbox });
     await second.get("/dashboard/sign-up");
-    const page = await second.post("/dashboard/sign-up", {
+    const page = await second.submit("/dashboard/sign-up", {
       email: "twice@example.com",
       password: PASSWORD,
       account_name: "Second",
     });
+    expect(page.redirectedTo).toBe("/dashboard/check-email");
     expect(page.status).toBe(200);
     expect(page.html).toContain("Check your email");
     expect(page.html).not.toContain("already");

@@ -24,7 +24,8 @@ describe("dashboard sign-up under abuse", () => {
   const signUpForm = async (address: string, email: string, password = PASSWORD) => {
     const client = from(address);
     await client.get("/dashboard/sign-up");
-    return client.post("/dashboard/sign-up", { email, password, account_name: "Abuse Co" });
+    // As a browser sends it: a sign-up's answer is a redirect to "Check your email", followed.
+    return client.submit("/dashboard/sign-up", { email, password, account_name: "Abuse Co" });
   };
 
   it("answers 429 with Retry-After past an address's allowance; another address still signs up", async () => {
@@ -69,6 +70,7 @@ describe("dashboard sign-up under abuse", () => {
         const began = performance.now();
         const page = await signUpForm(`192.0.2.${10 + i * 2 + (kind === "taken" ? 0 : 1)}`, email);
         (kind === "taken" ? taken : fresh).push(performance.now() - began);
+        expect(page.redirectedTo).toBe("/dashboard/check-email");
         expect(page.status).toBe(200);
         const normal = page.html.replaceAll(email, "X").replace(/value="[^"]*"/g, "");
         if (kind === "taken") takenPage = normal;
@@ -95,7 +97,7 @@ describe("dashboard sign-up under abuse", () => {
     const attempts = links.map(async (link: { path: string }, i) => {
       const client = from(`192.0.2.${200 + i}`);
       await client.get(link.path);
-      return client.post("/dashboard/sign-up", {
+      return client.submit("/dashboard/sign-up", {
         email: "raced@example.com",
         password: PASSWORD,
         account_name: `Raced ${i}`,

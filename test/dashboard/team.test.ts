@@ -27,13 +27,13 @@ describe("dashboard team", () => {
     const owner = createDashboardClient(fixture.server.url, { mailbox: mailbox() });
     await owner.signUp(`owner-${tag}@example.com`, PASSWORD, `Team ${tag}`);
     await owner.get("/dashboard/keys");
-    const prodKey = secretOf((await owner.post("/dashboard/keys", { name: "Live", kind: "prod" })).html);
+    const prodKey = secretOf((await owner.submit("/dashboard/keys", { name: "Live", kind: "prod" })).html);
     await owner.get("/dashboard/account");
-    const link = inviteOf((await owner.post("/dashboard/account/invites", {})).html);
+    const link = inviteOf((await owner.submit("/dashboard/account/invites", {})).html);
     const member = createDashboardClient(fixture.server.url, { mailbox: mailbox() });
     await member.get(link);
     const email = `member-${tag}@example.com`;
-    await member.post("/dashboard/sign-up", { email, password: PASSWORD, invite: link.split("/").pop()! });
+    await member.submit("/dashboard/sign-up", { email, password: PASSWORD, invite: link.split("/").pop()! });
     await member.confirm(await linkIn(mailbox(), email, "/dashboard/verify/"));
     return { owner, member, prodKey, memberEmail: email };
   };
@@ -53,7 +53,8 @@ describe("dashboard team", () => {
     const memberId = userIdOf(page.html, memberEmail);
     expect(memberId).toMatch(/^usr_/);
 
-    const removed = await owner.post(`/dashboard/members/${memberId}/remove`, {});
+    const removed = await owner.submit(`/dashboard/members/${memberId}/remove`, {});
+    expect(removed.redirectedTo).toBe("/dashboard/members");
     expect(removed.status).toBe(200);
     expect(removed.html).not.toContain(memberEmail);
     expect((await member.get("/dashboard/keys")).location).toBe("/dashboard/sign-in");
@@ -85,7 +86,7 @@ describe("dashboard team", () => {
     );
 
     await owner.get("/dashboard/integrations");
-    const made = await owner.post("/dashboard/integrations", {
+    const made = await owner.submit("/dashboard/integrations", {
       platform: "vapi",
       name: "Line",
       kind: "test",
@@ -106,15 +107,17 @@ describe("dashboard team", () => {
     const { owner, member, memberEmail } = await team("roles");
     const page = await owner.get("/dashboard/members");
     const memberId = userIdOf(page.html, memberEmail);
-    const promoted = await owner.post(`/dashboard/members/${memberId}/role`, { role: "owner" });
+    const promoted = await owner.submit(`/dashboard/members/${memberId}/role`, { role: "owner" });
+    expect(promoted.redirectedTo).toBe("/dashboard/members");
     expect(promoted.status).toBe(200);
     expect((await member.get("/dashboard/members")).status).toBe(200);
 
     await owner.get("/dashboard/account");
-    const link = inviteOf((await owner.post("/dashboard/account/invites", {})).html);
+    const link = inviteOf((await owner.submit("/dashboard/account/invites", {})).html);
     const members = await owner.get("/dashboard/members");
     const inviteId = /\/dashboard\/invitations\/([0-9a-f]+)\/revoke/.exec(members.html)![1]!;
-    const revoked = await owner.post(`/dashboard/invitations/${inviteId}/revoke`, {});
+    const revoked = await owner.submit(`/dashboard/invitations/${inviteId}/revoke`, {});
+    expect(revoked.redirectedTo).toBe("/dashboard/members");
     expect(revoked.status).toBe(200);
     expect((await createDashboardClient(fixture.server.url).get(link)).status).toBe(404);
     expect((await owner.get("/dashboard/account")).html).toMatch(/Invite revoked[\s\S]*?owner-roles@example\.com/);

@@ -8,15 +8,22 @@ export interface Page {
   readonly location: string | null;
   readonly headers: Headers;
   readonly html: string;
+  /** Where a followed 303 led (submit and confirm follow one): the page is that GET's answer. */
+  readonly redirectedTo?: string;
 }
 
 export interface DashboardClient {
   get(path: string): Promise<Page>;
   /** Posts a form with the CSRF token of the last page seen (unless `_csrf` is given). */
   post(path: string, form: Record<string, string>): Promise<Page>;
+  /**
+   * Posts a form as a browser does: a 303 answer (Post/Redirect/Get) is
+   * followed to its page, which is returned with `redirectedTo` set.
+   */
+  submit(path: string, form: Record<string, string>): Promise<Page>;
   /** Signs up on the open sign-up form and confirms the address with the mailed link; returns the first key's secret. */
   signUp(email: string, password: string, accountName: string): Promise<string>;
-  /** Opens a mailed confirmation link and confirms it: signed in from then on. */
+  /** Opens a mailed confirmation link and confirms it (following the redirect): signed in from then on. */
   confirm(link: string): Promise<Page>;
   signIn(email: string, password: string): Promise<Page>;
   readonly cookies: Map<string, string>;
@@ -64,11 +71,16 @@ export function createDashboardClient(baseUrl: string, options: DashboardClientO
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
       }),
+    async submit(path, form) {
+      const answer = await client.post(path, form);
+      if (answer.status !== 303 || answer.location === null) return answer;
+      return { ...(await client.get(answer.location)), redirectedTo: answer.location };
+    },
     async signUp(email, password, accountName) {
       if (options.mailbox === undefined) throw new Error("signUp needs a mailbox to read the confirmation link");
       const before = (await options.mailbox.messagesTo(email.toLowerCase())).length;
       await client.get("/dashboard/sign-up");
-      const sent = await client.post("/dashboard/sign-up", { email, password, account_name: accountName });
+      const sent = await client.submit("/dashboard/sign-up", { email, password, account_name: accountName });
       if (sent.status !== 200) throw new Error(`sign-up failed: ${sent.status}`);
       const link = await linkIn(options.mailbox, email.toLowerCase(), "/dashboard/verify/", before);
       const page = await client.confirm(link);
@@ -79,7 +91,7 @@ export function createDashboardClient(baseUrl: string, options: DashboardClientO
     async confirm(link) {
       const path = new URL(link).pathname;
       await client.get(path);
-      return client.post(path, {});
+      return client.submit(path, {});
     },
     async signIn(email, password) {
       await client.get("/dashboard/sign-in");

@@ -36,6 +36,41 @@ export async function addUsage(db: Db, counts: readonly UsageCount[]): Promise<v
     .execute();
 }
 
+export interface KeyUsageCount {
+  readonly keyId: string;
+  readonly day: string;
+  readonly billed: number;
+}
+
+/** Adds billed calls to the keys' day rows in one statement; instances add, never overwrite. */
+export async function addKeyUsage(db: Db, counts: readonly KeyUsageCount[]): Promise<void> {
+  if (counts.length === 0) return;
+  await db
+    .insertInto("key_usage_days")
+    .values(counts.map((c) => ({ key_id: c.keyId, day: c.day, billed: c.billed })))
+    .onConflict((oc) =>
+      oc.columns(["key_id", "day"]).doUpdateSet({ billed: sql`key_usage_days.billed + excluded.billed` }),
+    )
+    .execute();
+}
+
+/** Billed calls per key of the account from `fromDay` on ("2026-11-01"), the account's keys that billed any. */
+export async function listKeyUsage(
+  db: Db,
+  accountId: string,
+  fromDay: string,
+): Promise<{ keyId: string; billed: number }[]> {
+  const rows = await db
+    .selectFrom("key_usage_days as u")
+    .innerJoin("api_keys as k", "k.id", "u.key_id")
+    .select(["u.key_id", sql<string>`sum(u.billed)`.as("billed")])
+    .where("k.account_id", "=", accountId)
+    .where("u.day", ">=", fromDay)
+    .groupBy("u.key_id")
+    .execute();
+  return rows.map((r) => ({ keyId: r.key_id, billed: Number(r.billed) }));
+}
+
 /** The account's days from `fromDay` on ("2026-11-01"), days as text. */
 export async function listUsageDays(db: Db, accountId: string, fromDay: string): Promise<UsageCount[]> {
   const rows = await db

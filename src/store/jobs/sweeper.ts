@@ -3,6 +3,7 @@ import { FINISHED_DELIVERY_RETENTION_DAYS } from "../../domain/events.ts";
 import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../../domain/limits.ts";
 import type { Db } from "../engine/database.ts";
 import { deleteFinishedDeliveries } from "../event-delivery-repository.ts";
+import { deleteOldRequests } from "../request-log-repository.ts";
 import { deleteOldReceipts } from "../webhook-receipts.ts";
 import {
   deleteExpiredIdempotencyKeys,
@@ -15,13 +16,16 @@ import {
 // Retention: customers with no call in 90 days (and with them their
 // identifiers, intents and variables), call records older than 30 days (so
 // their call_id may be used again), expired variables and idempotency keys,
-// webhook receipts past their replay window, and finished event deliveries
-// older than 30 days (their payloads may carry a caller's variables).
+// webhook receipts past their replay window, finished event deliveries older
+// than 30 days (their payloads may carry a caller's variables), and the
+// Requests page's rows older than 7 days.
 // One instance sweeps at a time, in bounded batches.
 
 const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
 /** How long a webhook's answer is kept for its replays: longer than any platform's signature window. */
 export const WEBHOOK_RECEIPT_MS = 60 * 60 * 1000;
+/** How long the dashboard's Requests page keeps a request. */
+export const REQUEST_LOG_DAYS = 7;
 
 export interface SweepResult {
   readonly customers: number;
@@ -30,6 +34,7 @@ export interface SweepResult {
   readonly idempotencyKeys: number;
   readonly webhookReceipts: number;
   readonly eventDeliveries: number;
+  readonly requests: number;
 }
 
 /** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
@@ -45,6 +50,7 @@ export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<S
       new Date(now.getTime() - FINISHED_DELIVERY_RETENTION_DAYS * DAY_MS),
       batchSize,
     ),
+    requests: await deleteOldRequests(trx, new Date(now.getTime() - REQUEST_LOG_DAYS * DAY_MS), batchSize),
   }));
 }
 

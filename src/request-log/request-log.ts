@@ -1,0 +1,70 @@
+import type { Db } from "../store/engine/database.ts";
+import { insertRequestLog, type RequestLogEntry } from "../store/request-log-repository.ts";
+
+// The Requests page's record of API requests, kept off the request's path:
+// a finished request is pushed onto an array in memory, and a timer writes
+// the array in one multi-row INSERT every second (or sooner once it holds a
+// batch). Closing writes what is left, so a graceful stop loses nothing.
+
+export interface RequestLog {
+  record(entry: RequestLogEntry): void;
+  /** Writes what is recorded so far (the Requests page calls it before reading). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RequestLogOptions {
+  readonly intervalMs?: number;
+  /** A batch this large is written at once rather than at the next tick. */
+  readonly batchRows?: number;
+  /** Past this many unwritten rows (the database is away) new ones are dropped: memory stays bounded. */
+  readonly maxPending?: number;
+  readonly onError: (error: unknown) => void;
+}
+
+export function createRequestLog(db: Db, options: RequestLogOptions): RequestLog {
+  const batchRows = options.batchRows ?? 500;
+  const maxPending = options.maxPending ?? 50_000;
+  let pending: RequestLogEntry[] = [];
+  let dropped = 0;
+  let writing: Promise<void> = Promise.resolve();
+
+  const flush = () => {
+    if (pending.length === 0) return writing;
+    const taken = pending;
+    pending = [];
+    // One write at a time, in order: a slow database never piles them up.
+    writing = writing.then(async () => {
+      for (let i = 0; i < taken.length; i += batchRows) {
+        try {
+          await insertRequestLog(db, taken.slice(i, i + batchRows));
+        } catch (error) {
+          options.onError(error);
+        }
+      }
+      if (dropped > 0) {
+        options.onError(new Error(`${dropped} requests were not recorded: too many waited to be written`));
+        dropped = 0;
+      }
+    });
+    return writing;
+  };
+  const timer = setInterval(() => void flush(), options.intervalMs ?? 1000);
+  timer.unref();
+
+  return {
+    record(entry) {
+      if (pending.length >= maxPending) {
+        dropped += 1;
+        return;
+      }
+      pending.push(entry);
+      if (pending.length >= batchRows) void flush();
+    },
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
