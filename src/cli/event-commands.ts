@@ -1,4 +1,3 @@
-import { toJson } from "@bufbuild/protobuf";
 import {
   type EventDelivery,
   EventDeliverySchema,
@@ -9,7 +8,7 @@ import { EVENT_TYPES } from "../domain/events.ts";
 import { MODES } from "../domain/tenant.ts";
 import { parseChoice, parseChoices, requireOption } from "./arguments.ts";
 import type { Command, CommandResult } from "./command.ts";
-import { fields, table } from "./output.ts";
+import { fields, table, wireJson } from "./output.ts";
 
 // An account's event endpoints (docs/events.md): create, list, enable or
 // disable, roll the signing secret, delete, send a test event, and look at or
@@ -182,14 +181,8 @@ function endpointResult(endpoint: EventEndpoint | undefined): CommandResult {
   return { json: { endpoint: endpointJson(endpoint) }, text: formatEndpoint(endpoint) };
 }
 
-/** The wire's snake_case JSON, as the admin REST API answers it. */
-function endpointJson(endpoint: EventEndpoint) {
-  return toJson(EventEndpointSchema, endpoint, { useProtoFieldName: true, alwaysEmitImplicit: true });
-}
-
-function deliveryJson(delivery: EventDelivery) {
-  return toJson(EventDeliverySchema, delivery, { useProtoFieldName: true, alwaysEmitImplicit: true });
-}
+const endpointJson = (endpoint: EventEndpoint) => wireJson(EventEndpointSchema, endpoint);
+const deliveryJson = (delivery: EventDelivery) => wireJson(EventDeliverySchema, delivery);
 
 function formatEndpoint(endpoint: EventEndpoint): string {
   return fields([

@@ -1,10 +1,9 @@
-import { toJson } from "@bufbuild/protobuf";
 import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
 import { needsAssistantId, needsSigningSecret, PLATFORMS } from "../domain/integration.ts";
 import { MODES } from "../domain/tenant.ts";
 import { parseChoice, requireOption, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
-import { fields } from "./output.ts";
+import { fields, wireJson } from "./output.ts";
 
 const YES_NO = ["yes", "no"] as const;
 
@@ -120,10 +119,7 @@ export const integrationCommands: readonly Command[] = [
   },
 ];
 
-/** The wire's snake_case JSON, as the admin REST API answers it. */
-function integrationJson(integration: Integration) {
-  return toJson(IntegrationSchema, integration, { useProtoFieldName: true, alwaysEmitImplicit: true });
-}
+const integrationJson = (integration: Integration) => wireJson(IntegrationSchema, integration);
 
 function formatIntegration(integration: Integration): string {
   const mapping = integration.endOfCall;

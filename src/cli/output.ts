@@ -1,3 +1,4 @@
+import { type DescMessage, type MessageShape, toJson } from "@bufbuild/protobuf";
 import type { Account, ApiKey, CreateKeyResponse } from "../../gen/callercontext/v1/admin_pb.ts";
 
 // Human renderings. `--json` prints the objects themselves; these are for eyes.
@@ -50,4 +51,9 @@ export function table(rows: readonly (readonly string[])[]): string {
         .trimEnd(),
     )
     .join("\n");
+}
+
+/** A message in the wire's snake_case JSON, every field written, as the admin REST API answers it. */
+export function wireJson<Desc extends DescMessage>(schema: Desc, message: MessageShape<Desc>) {
+  return toJson(schema, message, { useProtoFieldName: true, alwaysEmitImplicit: true });
 }

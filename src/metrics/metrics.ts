@@ -42,7 +42,9 @@ export function createMetrics(
   const registers = [registry];
   const pool = () => database.poolStats();
   new Gauge({
-    name: "db_client_connection_count",
+    // OpenTelemetry's db.client.connection.count, less "_count": Prometheus keeps that suffix for histograms and
+    // summaries, and promtool refuses it on a gauge.
+    name: "db_client_connections",
     help: "Database connections by state (idle, used)",
     labelNames: ["db_client_connection_state"],
     registers,

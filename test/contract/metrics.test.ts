@@ -37,7 +37,7 @@ describe("GET /metrics", () => {
     expect(metrics.types.get("nodejs_eventloop_lag_seconds")).toBe("GAUGE");
     expect(metrics.types.get("process_resident_memory_bytes")).toBe("GAUGE");
     if (server.config.database.kind === "postgres") {
-      expect(metrics.samples.some((s) => s.name === "db_client_connection_count")).toBe(true);
+      expect(metrics.samples.some((s) => s.name === "db_client_connections")).toBe(true);
     }
   });
 
