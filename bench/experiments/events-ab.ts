@@ -10,11 +10,13 @@ import { createWorkload } from "../load/workload.ts";
 import { randomToken, startServiceProcess } from "../service/server-process.ts";
 
 // A/B in one run: does an event endpoint that never answers change a call's
-// start and end latency? One service process, one account with a test key, a
-// receiver that accepts connections and never answers; the endpoint is
-// disabled (A) and enabled (B) in turn, alternating, with a closed loop of
-// start + end calls in each. Delivery runs off the request path, so A and B
-// should match. `node bench/experiments/events-ab.ts [--seconds 3] [--rounds 2] [--concurrency 4]`,
+// start and end latency? One service process, one account with a test key
+// and two endpoints for the same events: one whose receiver answers 204 at
+// once (A) and one whose receiver accepts connections and never answers (B),
+// one enabled at a time, alternating, with a closed loop of start + end calls
+// in each. Both sides write the same events and deliver them; only the
+// receiver differs. Delivery runs off the request path, so A and B should
+// match. `node bench/experiments/events-ab.ts [--seconds 3] [--rounds 2] [--concurrency 4]`,
 // on an embedded database in a temporary directory (never a shared database).
 
 const { values } = parseArgs({
@@ -29,9 +31,19 @@ const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 
 const held: http.ServerResponse[] = [];
-const receiver = http.createServer((_, res) => void held.push(res)).listen(0, "127.0.0.1");
+let answered = 0;
+const receiver = http
+  .createServer((req, res) => {
+    if (req.url === "/hang") held.push(res);
+    else {
+      answered++;
+      req.resume();
+      res.writeHead(204).end();
+    }
+  })
+  .listen(0, "127.0.0.1");
 await new Promise((resolve) => receiver.once("listening", resolve));
-const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hang`;
+const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
 const dataDir = await mkdtemp(join(tmpdir(), "cc-events-ab-"));
 const adminToken = randomToken();
@@ -53,35 +65,41 @@ try {
   const account = await admin("/admin/v1/accounts", { name: "events A/B", tier: "scale", quota: 1_000_000 });
   const accountId = account.account.account_id;
   const key = await admin(`/admin/v1/accounts/${accountId}/keys`, { kind: "test" });
-  const endpoint = await admin(`/admin/v1/accounts/${accountId}/event-endpoints`, {
-    url: receiverUrl,
-    event_types: ["call.ended", "intent.opened", "intent.resolved"],
-  });
-  const endpointId = endpoint.endpoint.endpoint_id;
+  const endpointTo = async (path: string) =>
+    (
+      await admin(`/admin/v1/accounts/${accountId}/event-endpoints`, {
+        url: `${receiverOrigin}${path}`,
+        event_types: ["call.ended", "intent.opened", "intent.resolved"],
+      })
+    ).endpoint.endpoint_id as string;
+  const endpoints = { A: await endpointTo("/answer"), B: await endpointTo("/hang") };
   const driver = createRestDriver(service.url, [key.api_key], concurrency);
   const workload = createWorkload({ population: 2000, runTag: `evab${Date.now()}` });
   const rows: string[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const side of ["A", "B"] as const) {
-      await admin(`/admin/v1/event-endpoints/${endpointId}/enabled`, { enabled: side === "B" });
+      await admin(`/admin/v1/event-endpoints/${endpoints.A}/enabled`, { enabled: side === "A" });
+      await admin(`/admin/v1/event-endpoints/${endpoints.B}/enabled`, { enabled: side === "B" });
       const result = await runClosedLoop(driver, workload, { concurrency, durationSeconds: seconds, warmupSeconds: 1 });
       const s = result.start.latency;
       const e = result.end.latency;
       rows.push(
         [
           `${round + 1}`,
-          side === "A" ? "A no endpoint" : "B hanging endpoint",
+          side === "A" ? "A answering endpoint" : "B hanging endpoint",
           result.callsPerSecond.toFixed(0),
           `${s.p50Ms.toFixed(1)} / ${s.p99Ms.toFixed(1)}`,
           `${e.p50Ms.toFixed(1)} / ${e.p99Ms.toFixed(1)}`,
           `${result.start.errors + result.end.errors}`,
-          `${held.length}`,
+          `${answered} / ${held.length}`,
         ].join(" | "),
       );
     }
   }
   await driver.close();
-  console.log("round | side | calls/s | start p50 / p99 ms | end p50 / p99 ms | errors | requests held by receiver");
+  console.log(
+    "round | side | calls/s | start p50 / p99 ms | end p50 / p99 ms | errors | deliveries answered / held so far",
+  );
   for (const row of rows) console.log(row);
 } finally {
   for (const res of held) res.destroy();
