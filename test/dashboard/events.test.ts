@@ -90,7 +90,7 @@ describe("dashboard events", () => {
 
     const disabled = await client.submit(`/dashboard/events/${created.id}/enabled`, { enabled: "false" });
     expect(disabled.redirectedTo).toBe("/dashboard/events");
-    expect(disabled.html).toContain("<strong>Disabled:</strong> Disabled by hand");
+    expect(disabled.html).toContain("<strong>Not receiving events.</strong> Disabled by hand");
     await client.submit(`/dashboard/events/${created.id}/test`, {});
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await receiver.waitFor(0, testEventsTo(created.id))).length).toBe(2);
@@ -170,7 +170,7 @@ describe("dashboard events", () => {
     const still = await alice.get(`/dashboard/events/${id}`);
     expect(still.status).toBe(200);
     expect(deliveryIdsOf(still.html)).toEqual([deliveryId]);
-    expect(still.html).not.toContain("<strong>Disabled:</strong>");
+    expect(still.html).not.toContain("Not receiving events");
   });
 
   it("lets only an owner create, roll or delete a production endpoint", async () => {
