@@ -1,6 +1,8 @@
 import type { AccountDeps } from "./accounts/account-deps.ts";
 import type { CallDeps } from "./calls/call-deps.ts";
 import type { AppContext } from "./context.ts";
+import { systemResolveHost } from "./events/create-endpoint.ts";
+import type { EventDeps } from "./events/event-deps.ts";
 import type { WebhookDeps } from "./integrations/webhook-deps.ts";
 
 // What each family of use cases is given, taken from the app's context here,
@@ -29,4 +31,15 @@ export function accountDepsOf(app: AppContext): AccountDeps {
     },
   };
   return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota, secrets: app.secrets };
+}
+
+/** The admin API and the dashboard manage event endpoints with the same dependencies. */
+export function eventDepsOf(app: AppContext): EventDeps {
+  return {
+    db: app.database.db,
+    clock: app.clock,
+    monthlyQuota: app.config.monthlyQuota,
+    resolveHost: systemResolveHost,
+    secrets: app.secrets,
+  };
 }

@@ -25,7 +25,14 @@ export type AuditEventName =
   | "customers_merged"
   | "identifier_unlinked"
   | "integration_created"
-  | "integration_deleted";
+  | "integration_deleted"
+  | "event_endpoint_created"
+  | "event_endpoint_enabled"
+  | "event_endpoint_disabled"
+  | "event_endpoint_rolled"
+  | "event_endpoint_deleted"
+  | "test_event_sent"
+  | "event_redelivered";
 
 export interface AuditEntry {
   readonly accountId: string;

@@ -12,6 +12,8 @@ import { createMailer } from "../mail/mailer.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
 import { registerCustomerRoutes } from "./customer-routes.ts";
+import { registerEventDeliveryRoutes } from "./event-delivery-routes.ts";
+import { registerEventEndpointRoutes } from "./event-endpoint-routes.ts";
 import { formatters } from "./format.ts";
 import { registerIntegrationRoutes } from "./integration-routes.ts";
 import { GRACE_LABELS, registerKeyRoutes } from "./key-routes.ts";
@@ -103,6 +105,8 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   registerRequestRoutes(scope, app);
   registerCustomerRoutes(scope, app);
   registerIntegrationRoutes(scope, app);
+  registerEventEndpointRoutes(scope, app);
+  registerEventDeliveryRoutes(scope, app);
   registerAccountRoutes(scope, app);
   registerMemberRoutes(scope, app);
 }

@@ -21,6 +21,8 @@ export interface Flash {
   readonly rolled?: { oldEndsAt: string; immediate: boolean };
   /** An integration just made, with its webhook secret. */
   readonly integration?: Record<string, unknown> & { secret: string };
+  /** An event endpoint just made or rolled, with its signing secret. */
+  readonly endpoint?: { endpointId: string; url: string; kind: string; secret: string; rolledUntil?: string };
   readonly invite?: { url: string; expiresAt: string };
   /** Where a sign-up's or a reset's mail went. */
   readonly sentTo?: string;

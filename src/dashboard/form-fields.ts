@@ -17,3 +17,10 @@ export const field = (body: unknown, name: string): string => {
 export function mailOrigin(app: AppContext, request: FastifyRequest): string {
   return app.config.mail.publicUrl ?? `${request.protocol}://${request.host}`;
 }
+
+/** Every value of a field sent several times (checkboxes of one name); absent reads as none. */
+export const fields = (body: unknown, name: string): string[] => {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+};

@@ -8,6 +8,9 @@ const ACTION_NAMES: Record<DestructiveAction, string> = {
   erase_customer: "erase a production customer",
   merge_customers: "merge production customers",
   delete_integration: "delete an integration",
+  create_production_endpoint: "create a production event endpoint",
+  roll_production_endpoint: "roll a production event endpoint's secret",
+  delete_production_endpoint: "delete a production event endpoint",
   manage_members: "manage members",
 };
 

@@ -2,10 +2,10 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import type { AppContext } from "../context.ts";
 import type { EventDelivery, EventEndpoint } from "../domain/events.ts";
-import { createEndpoint, systemResolveHost } from "../events/create-endpoint.ts";
+import { createEndpoint } from "../events/create-endpoint.ts";
 import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
-import type { EventDeps } from "../events/event-deps.ts";
 import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
+import { eventDepsOf } from "../use-case-deps.ts";
 import { withDomainErrors } from "./connect-errors.ts";
 
 // The event endpoint methods of AdminService: proto ⇄ the endpoint use cases.
@@ -21,16 +21,6 @@ type EventEndpointMethods = Pick<
   | "listEventDeliveries"
   | "redeliverEvent"
 >;
-
-export function eventDepsOf(app: AppContext): EventDeps {
-  return {
-    db: app.database.db,
-    clock: app.clock,
-    monthlyQuota: app.config.monthlyQuota,
-    resolveHost: systemResolveHost,
-    secrets: app.secrets,
-  };
-}
 
 export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
   const deps = eventDepsOf(app);

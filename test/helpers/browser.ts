@@ -56,11 +56,14 @@ export async function openBrowser(): Promise<Browser> {
 }
 
 /** A test server and a browser for a file's tests: started before them, closed after. */
-export function useServerAndBrowser(): { readonly server: TestServer; readonly browser: Browser } {
+export function useServerAndBrowser(options: { env?: Record<string, string> } = {}): {
+  readonly server: TestServer;
+  readonly browser: Browser;
+} {
   let server: TestServer | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startTestServer(), openBrowser()]);
+    [server, browser] = await Promise.all([startTestServer(options), openBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

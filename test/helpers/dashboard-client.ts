@@ -12,15 +12,29 @@ export interface Page {
   readonly redirectedTo?: string;
 }
 
+export type FormValues = Record<string, string | readonly string[]>;
+
+/** A form's body as a browser encodes it: a field per value, in order. */
+function encodeForm(form: FormValues): string {
+  const body = new URLSearchParams();
+  for (const [name, value] of Object.entries(form)) {
+    for (const one of typeof value === "string" ? [value] : value) body.append(name, one);
+  }
+  return body.toString();
+}
+
 export interface DashboardClient {
   get(path: string): Promise<Page>;
-  /** Posts a form with the CSRF token of the last page seen (unless `_csrf` is given). */
-  post(path: string, form: Record<string, string>): Promise<Page>;
+  /**
+   * Posts a form with the CSRF token of the last page seen (unless `_csrf` is
+   * given); an array is a field sent once per value, as checked checkboxes are.
+   */
+  post(path: string, form: FormValues): Promise<Page>;
   /**
    * Posts a form as a browser does: a 303 answer (Post/Redirect/Get) is
    * followed to its page, which is returned with `redirectedTo` set.
    */
-  submit(path: string, form: Record<string, string>): Promise<Page>;
+  submit(path: string, form: FormValues): Promise<Page>;
   /** Signs up on the open sign-up form and confirms the address with the mailed link; returns the first key's secret. */
   signUp(email: string, password: string, accountName: string): Promise<string>;
   /** Opens a mailed confirmation link and confirms it (following the redirect): signed in from then on. */
@@ -69,7 +83,7 @@ export function createDashboardClient(baseUrl: string, options: DashboardClientO
       send(path, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
+        body: encodeForm({ _csrf: csrf, ...form }),
       }),
     async submit(path, form) {
       const answer = await client.post(path, form);
