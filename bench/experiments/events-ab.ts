@@ -1,12 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { sql } from "kysely";
 import { runClosedLoop } from "../load/closed-loop.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import { createWorkload } from "../load/workload.ts";
+import { createBenchDatabase } from "../service/bench-database.ts";
 import { randomToken, startServiceProcess } from "../service/server-process.ts";
 
 // A/B in one run: does an event endpoint that never answers change a call's
@@ -45,12 +44,9 @@ const receiver = http
 await new Promise((resolve) => receiver.once("listening", resolve));
 const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-const dataDir = await mkdtemp(join(tmpdir(), "cc-events-ab-"));
+const database = await createBenchDatabase(process.env.DATABASE_URL, `events_ab_${Date.now()}`);
 const adminToken = randomToken();
-const service = await startServiceProcess({
-  databaseEnv: { DATA_DIR: dataDir },
-  adminToken,
-});
+const service = await startServiceProcess({ databaseEnv: database.env, adminToken });
 const admin = async (path: string, body: unknown) => {
   const res = await fetch(new URL(path, service.url), {
     method: "POST",
@@ -64,7 +60,13 @@ const admin = async (path: string, body: unknown) => {
 try {
   const account = await admin("/admin/v1/accounts", { name: "events A/B", tier: "scale", quota: 1_000_000 });
   const accountId = account.account.account_id;
-  const key = await admin(`/admin/v1/accounts/${accountId}/keys`, { kind: "test" });
+  // The rate limit counts per key: enough keys that a minute of this loop stays under it (10,000 each on scale).
+  const keys = await Promise.all(
+    Array.from(
+      { length: 16 },
+      async () => (await admin(`/admin/v1/accounts/${accountId}/keys`, { kind: "test" })).api_key,
+    ),
+  );
   const endpointTo = async (path: string) =>
     (
       await admin(`/admin/v1/accounts/${accountId}/event-endpoints`, {
@@ -73,7 +75,7 @@ try {
       })
     ).endpoint.endpoint_id as string;
   const endpoints = { A: await endpointTo("/answer"), B: await endpointTo("/hang") };
-  const driver = createRestDriver(service.url, [key.api_key], concurrency);
+  const driver = createRestDriver(service.url, keys, concurrency);
   const workload = createWorkload({ population: 2000, runTag: `evab${Date.now()}` });
   const rows: string[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -94,9 +96,29 @@ try {
           `${answered} / ${held.length}`,
         ].join(" | "),
       );
+      if (result.start.errors + result.end.errors > 0) {
+        rows.push(
+          `  errors: start ${JSON.stringify(result.start.errorsByKind)}, end ${JSON.stringify(result.end.errorsByKind)}`,
+        );
+      }
     }
   }
   await driver.close();
+  // Where the events stand at the end: each endpoint's deliveries by state.
+  const db = await database.open();
+  try {
+    const { rows: states } = await sql<{ endpoint: string; state: string; n: number; attempts: number }>`
+      select case endpoint_id when ${endpoints.A} then 'A' else 'B' end as endpoint, state, count(*)::int as n,
+        sum(attempts)::int as attempts
+      from event_deliveries group by 1, 2 order by 1, 2
+    `.execute(db.db);
+    rows.push(
+      `outbox at the end: ${states.map((r) => `${r.endpoint} ${r.state} ${r.n} (${r.attempts} attempts)`).join(", ")}`,
+    );
+  } finally {
+    await db.close();
+  }
+  console.log(`database: ${database.kind}`);
   console.log(
     "round | side | calls/s | start p50 / p99 ms | end p50 / p99 ms | errors | deliveries answered / held so far",
   );
@@ -106,5 +128,5 @@ try {
   receiver.closeAllConnections();
   receiver.close();
   await service.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await database.dispose();
 }
