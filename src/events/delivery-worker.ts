@@ -20,6 +20,9 @@ import { signatureHeaders } from "./sign-event.ts";
 
 export type AttemptOutcome = "delivered" | "retrying" | "failed";
 
+/** An endpoint's share of the worker's slots while others have due work: a quarter (4 of the default 16). */
+const ENDPOINT_SHARE_DIVISOR = 4;
+
 export interface DeliveryObserver {
   attempted(outcome: AttemptOutcome, latencyMs: number): void;
   endpointDisabled(endpointId: string): void;
@@ -54,20 +57,46 @@ export function startDeliveryWorker(
     }
   };
 
+  /** Deliveries in flight per endpoint, for its share of the slots. */
+  const perEndpoint = new Map<string, number>();
+  const share = Math.max(1, Math.ceil(settings.concurrency / ENDPOINT_SHARE_DIVISOR));
+
+  // First every endpoint with due work up to its share of the slots, so an endpoint that hangs cannot hold them
+  // all while others wait; then whatever is due, so a lone endpoint may still use every slot.
   const claimAndSend = async (free: number) => {
     const now = clock.now();
     // Past the lease, the delivery is someone else's to try: it outlives the request's own deadline.
     const leaseUntil = new Date(now.getTime() + settings.timeoutMs + 5000);
-    const claimed = await claimDueDeliveries(db, now, leaseUntil, free);
+    let left = free;
+    while (left > 0) {
+      const atShare = [...perEndpoint].filter(([, n]) => n >= share).map(([endpointId]) => endpointId);
+      const claimed = await claimDueDeliveries(db, now, leaseUntil, Math.min(left, share), atShare);
+      if (claimed.length === 0) break;
+      left -= send(claimed);
+    }
+    if (left > 0) left -= send(await claimDueDeliveries(db, now, leaseUntil, left));
+    // Every slot filled suggests more are due: look again as soon as one frees, without waiting for the timer.
+    if (left === 0) moreDue = true;
+  };
+
+  let moreDue = false;
+  const send = (claimed: readonly ClaimedDelivery[]): number => {
     for (const delivery of claimed) {
+      perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
       const running = deliver(delivery).catch(observer.error);
       inFlight.add(running);
       void running.finally(() => {
         inFlight.delete(running);
-        // A full claim suggests more are due: look again without waiting for the timer.
-        if (claimed.length === free) void tick().catch(observer.error);
+        const n = (perEndpoint.get(delivery.endpointId) ?? 1) - 1;
+        if (n === 0) perEndpoint.delete(delivery.endpointId);
+        else perEndpoint.set(delivery.endpointId, n);
+        if (moreDue) {
+          moreDue = false;
+          void tick().catch(observer.error);
+        }
       });
     }
+    return claimed.length;
   };
 
   const deliver = async (delivery: ClaimedDelivery) => {

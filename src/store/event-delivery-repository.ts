@@ -30,6 +30,8 @@ export async function claimDueDeliveries(
   now: Date,
   leaseUntil: Date,
   limit: number,
+  /** Endpoints whose deliveries are not claimed this time (they hold their share of the slots). */
+  skipEndpoints: readonly string[] = [],
 ): Promise<ClaimedDelivery[]> {
   const { rows } = await sql<{
     id: string;
@@ -50,6 +52,7 @@ export async function claimDueDeliveries(
     where e.id = d.endpoint_id and d.id in (
       select c.id from event_deliveries c join event_endpoints ce on ce.id = c.endpoint_id and ce.enabled
       where c.state = 'pending' and c.next_attempt_at <= ${now}
+        and c.endpoint_id <> all(${[...skipEndpoints]}::text[])
         and not exists (
           select 1 from event_deliveries p
           where p.state = 'pending' and p.endpoint_id = c.endpoint_id and p.ordering_key = c.ordering_key

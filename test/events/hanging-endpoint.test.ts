@@ -7,10 +7,18 @@ import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // An endpoint that accepts connections and never answers holds a worker slot
-// for the delivery timeout at most: another endpoint's events still go out.
+// for the delivery timeout at most, and while others have due work it gets no
+// more than its share of the slots: another endpoint's events go out at the
+// first free slot, not after the hanging endpoint's backlog.
 
+const CONCURRENCY = 4; // a share of 1 slot per endpoint
 const fixture = useTestServer({
-  env: { EVENTS_POLL_MS: "20", EVENTS_TIMEOUT_MS: "500", EVENTS_CONCURRENCY: "2", EVENTS_RETRY_DELAYS_MS: "60000" },
+  env: {
+    EVENTS_POLL_MS: "20",
+    EVENTS_TIMEOUT_MS: "500",
+    EVENTS_CONCURRENCY: String(CONCURRENCY),
+    EVENTS_RETRY_DELAYS_MS: "60000",
+  },
 });
 const held: http.ServerResponse[] = [];
 let answered = 0;
@@ -40,7 +48,7 @@ afterAll(async () => {
 const sendTest = (endpointId: string) =>
   post(fixture.server.url, `/admin/v1/event-endpoints/${endpointId}/test`, ADMIN_TOKEN, {});
 
-test("a hanging endpoint's deliveries time out and free the worker for another endpoint's", async () => {
+test("a hanging endpoint's backlog does not hold up another endpoint: its event goes at the first free slot", async () => {
   const { accountId } = await createAccountWithKey(fixture.server.url);
   const hanging = await createEventEndpoint(fixture.server.url, accountId, {
     url: `${origin}/hang`,
@@ -50,13 +58,16 @@ test("a hanging endpoint's deliveries time out and free the worker for another e
     url: `${origin}/ok`,
     event_types: ["call.ended"],
   });
-  for (let i = 0; i < 4; i++) await sendTest(hanging.endpointId);
-  while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-  // Both slots hang now; the answering endpoint's event waits for one to time out, then goes.
+  // Three slots' worth of backlog behind the ones that hang: alone, the endpoint may use every slot.
+  for (let i = 0; i < 4 * CONCURRENCY; i++) await sendTest(hanging.endpointId);
+  while (held.length < CONCURRENCY) await new Promise((resolve) => setTimeout(resolve, 20));
   await sendTest(answering.endpointId);
   const began = performance.now();
-  while (answered === 0 && performance.now() - began < 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (answered === 0 && performance.now() - began < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
   expect(answered).toBe(1);
   const [delivered] = await listEventDeliveries(fixture.server.url, answering.endpointId);
   expect(delivered.state).toBe("delivered");
+  // Delivered while the hanging endpoint still had untried deliveries, older than this one.
+  const backlog = await listEventDeliveries(fixture.server.url, hanging.endpointId);
+  expect(backlog.filter((delivery) => delivery.attempts === 0).length).toBeGreaterThanOrEqual(CONCURRENCY);
 });
