@@ -198,6 +198,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         await app.close();
         await adminApp?.close();
         await metricsServer?.close();
+        context.metrics?.stop();
         stopReport();
         pressure?.stop();
         await sweeper?.stop();

@@ -68,13 +68,19 @@ export function startDeliveryWorker(
     // Past the lease, the delivery is someone else's to try: it outlives the request's own deadline.
     const leaseUntil = new Date(now.getTime() + settings.timeoutMs + 5000);
     let left = free;
+    // Set when a claim that left no endpoint out came back short: nothing else is due, no need to ask again.
+    let noneLeft = false;
     while (left > 0) {
       const atShare = [...perEndpoint].filter(([, n]) => n >= share).map(([endpointId]) => endpointId);
-      const claimed = await claimDueDeliveries(db, now, leaseUntil, Math.min(left, share), atShare);
-      if (claimed.length === 0) break;
+      const wanted = Math.min(left, share);
+      const claimed = await claimDueDeliveries(db, now, leaseUntil, wanted, atShare);
       left -= send(claimed);
+      if (claimed.length < wanted) {
+        noneLeft = atShare.length === 0;
+        break;
+      }
     }
-    if (left > 0) left -= send(await claimDueDeliveries(db, now, leaseUntil, left));
+    if (left > 0 && !noneLeft) left -= send(await claimDueDeliveries(db, now, leaseUntil, left));
     // Every slot filled suggests more are due: look again as soon as one frees, without waiting for the timer.
     if (left === 0) moreDue = true;
   };

@@ -21,6 +21,8 @@ export interface Metrics {
   readonly budgetExpiries: Counter<"method">;
   /** Inbound platform webhooks answered 2xx without context, by platform and why. */
   readonly webhookNoContext: Counter<"platform" | "reason">;
+  /** Stops what samples on a timer (the event-loop delay). */
+  stop(): void;
 }
 
 // Label names are the attributes of OpenTelemetry's semantic conventions as its
@@ -37,7 +39,7 @@ export function createMetrics(
   admission?: Pick<AdmissionControl, "stats">,
 ): Metrics {
   const registry = new Registry();
-  registerRuntimeMetrics(registry);
+  const stopRuntimeMetrics = registerRuntimeMetrics(registry);
   if (admission !== undefined) registerAdmissionMetrics(registry, admission);
   const registers = [registry];
   const pool = () => database.poolStats();
@@ -66,6 +68,7 @@ export function createMetrics(
   });
   return {
     registry,
+    stop: stopRuntimeMetrics,
     httpDuration: new Histogram({
       name: "http_server_request_duration_seconds",
       help: "Duration of HTTP server requests",

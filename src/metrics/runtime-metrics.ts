@@ -33,20 +33,22 @@ const STATS: Record<string, (histogram: Histogram) => number> = {
   p99: (h) => h.percentile(99),
 };
 
-export function registerRuntimeMetrics(registry: Registry): void {
+/** Registers them; the function returned stops the delay's sampling (the server's close calls it). */
+export function registerRuntimeMetrics(registry: Registry): () => void {
   collectDefaultMetrics({ register: registry });
   for (const name of DROPPED) registry.removeSingleMetric(name);
 
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
   let lastWindow: Record<string, number> | undefined;
-  setInterval(() => {
+  const windows = setInterval(() => {
     // A window without a sample (the loop blocked throughout) keeps the previous one rather than NaN.
     if (delay.count > 0) {
       lastWindow = Object.fromEntries(Object.entries(STATS).map(([stat, read]) => [stat, read(delay) / 1e9]));
     }
     delay.reset();
-  }, WINDOW_MS).unref();
+  }, WINDOW_MS);
+  windows.unref();
 
   for (const stat of Object.keys(STATS)) {
     new Gauge({
@@ -60,4 +62,8 @@ export function registerRuntimeMetrics(registry: Registry): void {
       },
     });
   }
+  return () => {
+    clearInterval(windows);
+    delay.disable();
+  };
 }
