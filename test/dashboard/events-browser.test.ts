@@ -74,11 +74,15 @@ describe("events in a browser", () => {
     const failingEndpoint = page.locator(".endpoint", { hasText: failing.url });
     await failingEndpoint.getByRole("button", { name: "Send test event" }).click();
     await failing.waitFor(2);
+    // The second failure is recorded after the receiver answered it: on a busy machine, give the worker time.
     await expect
-      .poll(async () => {
-        await page.goto(url("/dashboard/events"));
-        return failingEndpoint.getByRole("alert").textContent();
-      })
+      .poll(
+        async () => {
+          await page.goto(url("/dashboard/events"));
+          return failingEndpoint.getByRole("alert").textContent();
+        },
+        { timeout: 10_000 },
+      )
       .toContain("Disabled after 2 failed deliveries in a row");
     await env.browser.screenshot("events");
 
