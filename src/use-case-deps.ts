@@ -1,5 +1,5 @@
 import type { AccountDeps } from "./accounts/account-deps.ts";
-import type { CallDeps } from "./calls/call-deps.ts";
+import type { CallDeps } from "./calls/call-write.ts";
 import type { AppContext } from "./context.ts";
 import { systemResolveHost } from "./events/create-endpoint.ts";
 import type { EventDeps } from "./events/event-deps.ts";

@@ -1,16 +1,28 @@
 import type { InflightQueryAbortStrategy } from "kysely";
+import type { Clock } from "../domain/clock.ts";
 import { DomainError } from "../domain/domain-error.ts";
+import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import type { Charge } from "../store/billing/charge.ts";
 import { creditsLeft } from "../store/billing/quota-slots.ts";
-import type { Refused } from "../store/billing/refusal.ts";
-import type { CallStatement } from "../store/calls/write-to-outcome.ts";
+import type { CallStatement, Charge, Refused } from "../store/calls/call-statement.ts";
 import type { Db } from "../store/engine/database.ts";
 import { isCustomerGone } from "../store/engine/database-errors.ts";
 
 // A call's write, the same for start, end, identify and the billed customer
-// operations: how its statement runs, what its refusals mean (the store only
-// reports them), its retries, and its bill's outcome.
+// operations: what the use cases need, how its statement runs, what its
+// refusals mean (the store only reports them), its retries, and its bill's
+// outcome.
+
+/** What the call use cases need of the service; per request they take a CallRequest. */
+export interface CallDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  /** Country used to read caller numbers given without a country code. */
+  readonly defaultRegion: string;
+  readonly sensitiveData: SensitiveDataPolicy;
+  /** What stops a statement already sent when its request is aborted (see createDatabase). */
+  readonly inflightAbort: InflightQueryAbortStrategy;
+}
 
 /** What became of a request's charge: taken, with about the credits left, or refused for want of credit. */
 export type ChargeOutcome = { readonly charged: true; readonly creditsLeft: number } | { readonly charged: false };

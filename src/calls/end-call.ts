@@ -8,7 +8,7 @@ import { validateEndCall } from "../domain/validate-end.ts";
 import { findStoredEnd } from "../store/calls/idempotency-repository.ts";
 import { recordEnd } from "../store/calls/record-end.ts";
 import { resolveCustomerRef } from "../store/customer-repository.ts";
-import type { CallDeps } from "./call-deps.ts";
+import type { CallDeps } from "./call-write.ts";
 import {
   type CallRequest,
   CustomerGoneError,

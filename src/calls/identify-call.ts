@@ -3,7 +3,7 @@ import { normalizeHints } from "../domain/caller-hints.ts";
 import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
-import type { CallDeps } from "./call-deps.ts";
+import type { CallDeps } from "./call-write.ts";
 import {
   type CallRequest,
   CustomerGoneError,

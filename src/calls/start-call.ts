@@ -7,7 +7,7 @@ import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { recordStart } from "../store/calls/record-start.ts";
-import type { CallDeps } from "./call-deps.ts";
+import type { CallDeps } from "./call-write.ts";
 import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
 

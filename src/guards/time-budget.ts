@@ -26,7 +26,7 @@ export interface TimeBudgets {
  * gets 503 (gRPC UNAVAILABLE) with Retry-After, so its agent can greet the
  * caller without context. A write that was already committing when the budget
  * ran out is answered with its success instead: the answer is what the
- * statement did, never a guess (src/store/calls/write-to-outcome.ts). A client's
+ * statement did, never a guess (src/store/calls/call-statement.ts). A client's
  * own deadline (grpc-timeout, connect-timeout-ms) aborts the same signal.
  */
 export function timeBudget(budgets: TimeBudgets): Interceptor {

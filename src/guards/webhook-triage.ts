@@ -8,7 +8,7 @@ import { requestScopeKey } from "../http/request-scope.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
-import { domainErrorToConnect } from "../rpc/connect-errors.ts";
+import { domainErrorToConnect } from "../rpc/public-error.ts";
 import { limitOf } from "../rpc/refusals.ts";
 import { webhookReply } from "../rpc/webhook-reply.ts";
 import type { Db } from "../store/engine/database.ts";

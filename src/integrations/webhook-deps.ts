@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { CallDeps } from "../calls/call-deps.ts";
+import type { CallDeps } from "../calls/call-write.ts";
 
 // What the webhook use cases need: the call use cases' dependencies, the
 // start's own time budget (past it the platform gets a "no context" answer)

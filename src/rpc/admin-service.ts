@@ -14,8 +14,8 @@ import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
-import { withDomainErrors } from "./connect-errors.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
+import { withDomainErrors } from "./public-error.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
 export function createAdminService(app: AppContext): ServiceImpl<typeof AdminService> {

@@ -18,7 +18,7 @@ import {
   startResultToResponse,
   usageToResponse,
 } from "./call-mapping.ts";
-import { withDomainErrors } from "./connect-errors.ts";
+import { withDomainErrors } from "./public-error.ts";
 
 /** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {

@@ -9,8 +9,8 @@ import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
 import { billKey } from "../guards/context-values.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
-import { withDomainErrors } from "./connect-errors.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
+import { withDomainErrors } from "./public-error.ts";
 
 /** The customer records of the calling key's tenant, shared by REST, Connect and gRPC. */
 export function createCustomerService(app: AppContext): ServiceImpl<typeof CustomerService> {

@@ -6,7 +6,7 @@ import { createEndpoint } from "../events/create-endpoint.ts";
 import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
 import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
 import { eventDepsOf } from "../use-case-deps.ts";
-import { withDomainErrors } from "./connect-errors.ts";
+import { withDomainErrors } from "./public-error.ts";
 
 // The event endpoint methods of AdminService: proto ⇄ the endpoint use cases.
 

@@ -8,7 +8,7 @@ import { receiveWebhook } from "../integrations/receive-webhook.ts";
 import { countNoContext } from "../metrics/metrics.ts";
 import { webhookDepsOf } from "../use-case-deps.ts";
 import { callRequestOf } from "./caller-context-service.ts";
-import { withDomainErrors } from "./connect-errors.ts";
+import { withDomainErrors } from "./public-error.ts";
 
 /** Platform webhooks: the raw body in, the platform's answer out as JSON text. */
 export function createIntegrationService(app: AppContext): ServiceImpl<typeof IntegrationService> {

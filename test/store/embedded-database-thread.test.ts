@@ -5,7 +5,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
-import { deadlineColumn, isRefusal, refuse } from "../../src/store/billing/refusal.ts";
+import { deadlineColumn, isRefusal, refuse } from "../../src/store/calls/call-statement.ts";
 import { DataDirLockedError, lockDataDir } from "../../src/store/engine/data-dir-lock.ts";
 import { tightenDataDir } from "../../src/store/engine/data-dir-mode.ts";
 import { createDatabase, type Database } from "../../src/store/engine/database.ts";

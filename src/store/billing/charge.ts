@@ -1,19 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import { firstSlotToTry } from "../../domain/quota-slots.ts";
+import { type Charge, refuse } from "../calls/call-statement.ts";
 import type { Db } from "../engine/database.ts";
-import { accountAllowance, type MonthlyAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
-import { refuse } from "./refusal.ts";
-
-/**
- * The bill of one operation, taken by the operation's own statement: the
- * credit is spent only if the operation's writes commit, and an operation
- * that finds no credit left writes nothing. Plain data: what the statement
- * did comes back in its result.
- */
-export interface Charge {
-  readonly accountId: string;
-  readonly allowance: MonthlyAllowance;
-}
+import { accountAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
 
 /** The SQLSTATE a statement raises to undo itself when the account has no credit left. */
 const NO_CREDIT = "CC402";

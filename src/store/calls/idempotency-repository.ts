@@ -1,9 +1,8 @@
 import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
-import { type Refused, refusedAsValue } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
-import type { CallStatement } from "./write-to-outcome.ts";
+import { type CallStatement, type Refused, refusedAsValue } from "./call-statement.ts";
 
 export type StoredEnd =
   | { readonly kind: "absent" }

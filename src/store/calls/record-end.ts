@@ -3,12 +3,18 @@ import type { EndCallCommand } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
-import { deadlineColumn, isRefusal, type Refused, refuse } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
 import { outboxInsert } from "../event-outbox.ts";
+import {
+  type CallStatement,
+  deadlineColumn,
+  isRefusal,
+  type Refused,
+  refuse,
+  writeToOutcome,
+} from "./call-statement.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
-import { type CallStatement, writeToOutcome } from "./write-to-outcome.ts";
 
 export interface EndRecord {
   readonly callId: string;

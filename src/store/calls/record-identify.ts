@@ -3,11 +3,10 @@ import type { OpenIntent, StoredVariable } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
-import { deadlineColumn, type Refused } from "../billing/refusal.ts";
 import type { Db } from "../engine/database.ts";
+import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
 import { contextColumns } from "./context-columns.ts";
 import { linkIdentifiers } from "./link-statements.ts";
-import { type CallStatement, writeToOutcome } from "./write-to-outcome.ts";
 
 export interface IdentifyRecord {
   readonly callId: string;
