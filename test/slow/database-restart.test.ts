@@ -18,7 +18,7 @@ import { createThrowawayPostgres, type ThrowawayPostgres } from "../helpers/thro
 // (immediate stop, recovered from the WAL). The cluster is the test's own,
 // so the machine's server is not disturbed.
 
-const WORKERS = 4;
+const WORKERS = 8;
 const OUTAGE_MS = 2_000;
 const ANSWER_WITHIN_MS = 3_000;
 const RECOVER_WITHIN_MS = 5_000;
@@ -47,7 +47,7 @@ const answers: Answer[] = [];
 const acknowledged: Caller[] = [];
 const healthDuringOutage: Probe[] = [];
 /** performance.now() marks of the database's life. */
-const marks = { stopped: 0, startBegun: 0, backAfter: {} as Record<string, number> };
+const marks = { stopped: 0, startBegun: 0, backAfter: {} as Record<string, number>, goingDown: [] as number[] };
 
 beforeAll(async () => {
   cluster = await createThrowawayPostgres();
@@ -67,10 +67,12 @@ beforeAll(async () => {
   try {
     await sleep(1_000);
 
+    marks.goingDown.push(performance.now());
     await cluster.restart("fast");
     marks.backAfter["restart -m fast"] = performance.now();
     await sleep(1_000);
 
+    marks.goingDown.push(performance.now());
     await cluster.stop("fast");
     marks.stopped = performance.now();
     while (performance.now() - marks.stopped < OUTAGE_MS) {
@@ -87,6 +89,7 @@ beforeAll(async () => {
     marks.backAfter["stop, 2 s, start"] = performance.now();
     await sleep(1_000);
 
+    marks.goingDown.push(performance.now());
     await cluster.restart("immediate");
     marks.backAfter["restart -m immediate (a crash)"] = performance.now();
     await sleep(1_000);
@@ -203,6 +206,21 @@ describe("while PostgreSQL restarts, stops and crashes under load", () => {
     const health = await request(server!.url, "GET", "/v1/health");
     expect(health.body).toMatchObject({ status: "healthy", database: "connected" });
     await annotate(`first 200 after the database was back (ms): ${JSON.stringify(recovered)}`);
+  });
+
+  test("from the moment the database answers again, no request gets a 5xx", async ({ annotate }) => {
+    const afterBack: Record<string, Record<string, number>> = {};
+    for (const [event, backAt] of Object.entries(marks.backAfter)) {
+      // Up to the next time the database is taken down, or to the end of the load.
+      const nextDown = marks.goingDown.find((at) => at > backAt) ?? Number.POSITIVE_INFINITY;
+      const sent = answers.filter((a) => a.sentAt >= backAt && a.answeredAt <= nextDown);
+      afterBack[event] = tally(sent);
+      expect(sent.length, `no request after ${event}`).toBeGreaterThan(0);
+    }
+    await annotate(`answers to requests sent once the database was back: ${JSON.stringify(afterBack)}`);
+    for (const [event, counts] of Object.entries(afterBack)) {
+      expect({ event, counts }).toEqual({ event, counts: { 200: expect.any(Number) } });
+    }
   });
 
   test("every end answered 200 is read back by a later start: its variable and its intent", async ({ annotate }) => {
