@@ -25,6 +25,10 @@ export interface BenchOptions {
   readonly limiter: "on" | "off";
   /** The two-instance phase (PostgreSQL and Redis only). */
   readonly scaleOut: "on" | "off";
+  /** A checkout of other code: the run becomes a same-run A/B of that code (A) against this one (B). */
+  readonly against: string | undefined;
+  /** Rounds of the A/B, each measuring both sides in turn (AB, then BA, …). */
+  readonly abRounds: number;
 }
 
 /** ANIs are +1415 followed by 2000000 + index: seven digits leave room for 8 000 000 callers. */
@@ -54,6 +58,12 @@ export const USAGE = `Usage: npm run bench -- [options]
   --limiter on|off   the service's admission control (ADMISSION_CONTROL), for an A/B (default on)
   --scale-out on|off two instances on one account (PostgreSQL, Redis at REDIS_URL or
                      redis://127.0.0.1:6379) against one, at C in flight (default on)
+  --against DIR      a same-run A/B instead of the full run: DIR is a checkout of other code with its
+                     node_modules (git worktree add DIR <commit> && npm install there); each round
+                     starts that code's server (A) and this one's (B) in turn, on databases of their
+                     own seeded alike, and measures both closed loops and the open loops at 50 % of
+                     the first closed loop's calls/s (PostgreSQL only)
+  --ab-rounds N      rounds of the A/B, alternating which side goes first (default 3)
   --keep             keep the benchmark database (PostgreSQL) or data directory (embedded)
   --cpu-prof         profile the server process and list its hottest functions
   --help             this text
@@ -99,6 +109,8 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
       "overload-connections": { type: "string", default: "256" },
       limiter: { type: "string", default: "on" },
       "scale-out": { type: "string", default: "on" },
+      against: { type: "string" },
+      "ab-rounds": { type: "string", default: "3" },
       keep: { type: "boolean", default: false },
       "cpu-prof": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -138,6 +150,8 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
     recovery: number("recovery", values.recovery, 1, 3600)!,
     overloadConnections: Math.floor(number("overload-connections", values["overload-connections"], 1, 4096)!),
     limiter: values.limiter === "off" ? "off" : "on",
+    against: values.against,
+    abRounds: Math.floor(number("ab-rounds", values["ab-rounds"], 1, 20)!),
     scaleOut: values["scale-out"] === "off" ? "off" : "on",
   });
   if (problems.length > 0) throw new UsageError(problems.join("\n"));

@@ -6,6 +6,7 @@ import { createWorkload } from "./load/workload.ts";
 import { parseOptions, USAGE, UsageError } from "./options.ts";
 import { readBackWrites, type WriteLedger } from "./phases/acknowledged-writes.ts";
 import { measureDbCeiling, measureHttpCeiling } from "./phases/ceilings.ts";
+import { codeAbPhases } from "./phases/code-ab.ts";
 import { growPopulation } from "./phases/growth-phase.ts";
 import { floorsAtLoadPoint, openLoopsAtLoadPoints, openTitle, protocolLoads } from "./phases/load-point-phases.ts";
 import { overloadPhases } from "./phases/overload-phases.ts";
@@ -15,6 +16,7 @@ import { machineBusyPercent, scopePostgresCpu } from "./phases/resources.ts";
 import { closedLoopPhase, openLoopPhase } from "./phases/service-phases.ts";
 import { twoInstancePhase } from "./phases/two-instance-phase.ts";
 import { analyze } from "./report/analysis.ts";
+import { formatCodeAb } from "./report/code-ab-report.ts";
 import { describeMachine } from "./report/machine.ts";
 import { summarizeProfiles } from "./report/profile-summary.ts";
 import { formatReport } from "./report/report.ts";
@@ -46,6 +48,21 @@ async function main(): Promise<void> {
 
   // Both of the run's databases (cc_bench_<stamp>, cc_pgbench_<stamp>) hold its stamp.
   scopePostgresCpu(stamp);
+  if (options.against !== undefined) {
+    const result = await codeAbPhases({ ...options, against: options.against }, stamp, randomToken());
+    const file = await writeResults(
+      RESULTS_DIR,
+      startedAt,
+      {
+        kind: "code-ab",
+        options,
+        machine: describeMachine({ kind: "postgres", version: result.sides[0]?.databaseVersion ?? "unknown" }),
+        ...result,
+      },
+      {},
+    );
+    return void process.stdout.write(formatCodeAb(result, file));
+  }
   const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
   progress(`database: ${database.kind} ${database.name}`);
   const adminToken = randomToken();

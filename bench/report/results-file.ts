@@ -1,13 +1,13 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import type { BenchResults } from "./results.ts";
 
-// Every figure of a run, with the options and the machine, as one JSON file
-// in bench/results/, named by the run's start time.
+// Every figure of a run (a full run's BenchResults, or an A/B's), with the
+// options and the machine, as one JSON file in bench/results/, named by the
+// run's start time.
 
 export async function writeResults(
   dir: string,
   startedAt: Date,
-  results: BenchResults,
+  results: object,
   derived: Record<string, unknown>,
 ): Promise<string> {
   await mkdir(dir, { recursive: true });

@@ -274,3 +274,29 @@ export interface TargetCheck {
   /** Measured, but the comparison means nothing here (an overloaded phase, another database). */
   readonly notApplicable?: boolean;
 }
+
+/** `--against`: the same-run A/B of two versions of the service. */
+export interface CodeAbResult {
+  readonly sides: readonly CodeAbSide[];
+  readonly rounds: number;
+  /** The open loops' offered calls/s: half of the run's first closed loops, the same for both sides. */
+  readonly openRates: { readonly rest: number; readonly grpc: number };
+  readonly runs: readonly CodeAbRun[];
+}
+
+export interface CodeAbSide {
+  /** A: the checkout named by --against; B: this one. */
+  readonly label: "A" | "B";
+  readonly root: string;
+  readonly commit: string | undefined;
+  readonly databaseVersion: string;
+}
+
+/** One side's turn in one round. */
+export interface CodeAbRun {
+  readonly round: number;
+  readonly label: "A" | "B";
+  readonly phases: readonly PhaseResult[];
+  /** The server's resident memory at the end of its turn. */
+  readonly rssMb: number | undefined;
+}

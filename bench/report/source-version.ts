@@ -7,9 +7,10 @@ import type { SourceVersion } from "./results.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-export function sourceVersion(): SourceVersion | undefined {
+/** The commit of `root` (this checkout by default; the other side's in an A/B). */
+export function sourceVersion(root = ROOT): SourceVersion | undefined {
   try {
-    const git = (...args: string[]) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
     const changed = git("status", "--porcelain", "--", ".", ":(exclude)bench")
       .split("\n")
       .filter((line) => line !== "");

@@ -128,18 +128,20 @@ function batchStatements(first: number, last: number): string[] {
 /**
  * Adds callers from..to-1 to the benchmark database, creating the schema and
  * the account first when starting from 0. Returns the time it took and the
- * database's version string.
+ * database's version string. `schema: "present"` leaves the schema to whoever
+ * made it (another commit's server, in an A/B: its migrations may differ).
  */
 export async function seedPopulation(
   database: BenchDatabase,
   from: number,
   to: number,
+  { schema = "migrate" }: { schema?: "migrate" | "present" } = {},
 ): Promise<{ record: SeedRecord; version: string }> {
   const opened = await database.open();
   try {
     const began = performance.now();
     if (from === 0) {
-      await migrateToLatest(opened.db);
+      if (schema === "migrate") await migrateToLatest(opened.db);
       await seedAccount(opened.db, new Date());
     }
     await seedCustomers(opened.db, from, to, (done) => progress(`seeded ${done} of ${to - from} callers`));

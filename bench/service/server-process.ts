@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ChildServer, startChildServer } from "./child-process.ts";
 
@@ -8,12 +9,12 @@ import { type ChildServer, startChildServer } from "./child-process.ts";
 // info, the production default: the listening line carries the URL, and every
 // request writes a line.
 
-const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-const START_FLAGS = startFlags();
+/** This checkout: the code a run measures unless an A/B names another. */
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The Node flags of package.json's start script. */
-function startFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+/** The Node flags of a checkout's package.json start script. */
+function startFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   return String(pkg.scripts.start)
     .split(/\s+/)
     .filter((word) => word.startsWith("--"));
@@ -28,13 +29,16 @@ export interface ServiceProcessOptions {
   readonly nodeFlags?: readonly string[];
   /** Where to write a CPU profile at exit; none when unset. */
   readonly cpuProfile?: { readonly dir: string; readonly name: string };
+  /** The checkout whose src/main.ts runs (another commit's, for an A/B); this one when unset. */
+  readonly root?: string;
 }
 
 export function startServiceProcess(options: ServiceProcessOptions): Promise<ChildServer> {
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
   const profile = options.cpuProfile;
+  const root = options.root ?? ROOT;
   return startChildServer({
-    entry: MAIN,
+    entry: join(root, "src/main.ts"),
     env: {
       ...inherited,
       PORT: "0",
@@ -47,7 +51,7 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       ...options.serverEnv,
     },
     nodeArgs: [
-      ...START_FLAGS,
+      ...startFlags(root),
       ...(options.nodeFlags ?? []),
       ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : []),
     ],

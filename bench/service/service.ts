@@ -32,6 +32,8 @@ export interface ServiceOptions {
   readonly postgres: boolean;
   /** Directory and file name stem of CPU profiles; none when unset. */
   readonly cpuProfiles?: { readonly dir: string; readonly stem: string };
+  /** The checkout whose server runs; this one when unset (see startServiceProcess). */
+  readonly root?: string;
 }
 
 export function createService(options: ServiceOptions): Service {
@@ -72,6 +74,7 @@ export function createService(options: ServiceOptions): Service {
         adminToken: options.adminToken,
         serverEnv: options.serverEnv,
         nodeFlags: options.nodeFlags,
+        root: options.root,
         cpuProfile: dir === undefined ? undefined : { dir, name },
       });
       progress(`server pid ${server.pid} at ${server.url}`);
