@@ -597,6 +597,10 @@ export interface components {
         TelcoInput: {
             /** @enum {string|null} */
             line_type?: "mobile" | "landline" | "voip" | "unknown" | null;
+            /** @description STIR/SHAKEN attestation of the caller's number: "A", "B", "C", "failed" (the signature did not verify) or "none" (no attestation came with the call). Unset: no attestation data, and the score follows the spec's rule unchanged. How each value scores: docs/identity.md. */
+            attestation?: string | null;
+            /** @description The platform's verification status as received, read into an attestation: Twilio StirVerstat (e.g. "TN-Validation-Passed-A"), Telnyx verstat or ShakenStirAttestation, Bandwidth attestationIndicator, Plivo X-Plivo-Stir-Verification. An unknown form is refused; an empty one is no data. With attestation as well, the one that vouches less counts. */
+            verstat?: string | null;
         };
         EndCallResponse: {
             call_id: string;

@@ -29,6 +29,7 @@ function toCandidate(fact: CandidateFacts, hints: NormalizedHints, now: Date): C
     lastCallAt: fact.lastCallAt,
     signals: {
       ani: fact.aniMatch ? hints.aniKind : undefined,
+      attestation: fact.aniMatch ? hints.aniAttestation : undefined,
       externalId: fact.externalIdMatch,
       customerRef: fact.customerRefMatch,
       recentCall: isRecent(fact.lastCallAt, now),

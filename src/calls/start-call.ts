@@ -5,6 +5,7 @@ import { DomainError } from "../domain/domain-error.ts";
 import type { Match } from "../domain/identity-match.ts";
 import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
+import { telcoAttestation } from "../domain/telco.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { recordStart } from "../store/calls/record-start.ts";
 import type { CallDeps } from "./call-write.ts";
@@ -29,7 +30,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
   validateStartCall(input);
   const now = deps.clock.now();
   const { tenant } = request;
-  const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion);
+  const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion, telcoAttestation(input));
   const statement = callStatementOf(deps.inflightAbort, request);
   const match = await matchCustomer(deps.db, tenant, hints, now, statement.options);
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);

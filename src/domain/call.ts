@@ -14,6 +14,10 @@ export interface StartCallInput {
   readonly callId: string;
   readonly identityHints?: IdentityHintsInput;
   readonly lineType?: LineType;
+  /** telco.attestation as sent: one of the Attestation values once validated. */
+  readonly attestation?: string;
+  /** telco.verstat as sent: a platform's verification status, read by src/domain/verstat.ts. */
+  readonly verstat?: string;
 }
 
 export interface IdentifyCallInput {

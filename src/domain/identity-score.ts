@@ -1,3 +1,4 @@
+import type { Attestation } from "./attestation.ts";
 import type { Identity, LineType } from "./call.ts";
 
 // How sure are we that this caller is that customer? The boosts are the
@@ -8,6 +9,11 @@ export type AniKind = LineType | "toll_free";
 export interface MatchSignals {
   /** The caller's number belongs to this customer; the kind of line it is. */
   readonly ani?: AniKind;
+  /**
+   * What STIR/SHAKEN says of this call's number; read only with a matched `ani`. Absent: no attestation
+   * data, and the spec's rule holds unchanged.
+   */
+  readonly attestation?: Attestation;
   readonly externalId: boolean;
   readonly customerRef: boolean;
   /** The customer's previous call started within the last 24 hours. */
@@ -37,6 +43,16 @@ export const DNIS_BOOST = 0.05;
 export const KNOWN_NUMBER_FLOOR = 0.3;
 /** A repeat caller on the same number within a day lands higher in "confirm". */
 export const REPEAT_CALLER_FLOOR = 0.4;
+/**
+ * An `A` attestation: the carrier vouches that the caller may use this number, so a number we know for the
+ * customer is worth this much more (after the floors, so that it counts on a line of unknown kind too).
+ */
+export const ATTESTED_NUMBER_BOOST = 0.1;
+/**
+ * A number the carriers do not vouch for (`C`) or whose signature failed (`failed`) may be spoofed: without
+ * an external id or a customer_ref, the score stays at most here, in "confirm".
+ */
+export const UNVOUCHED_NUMBER_CAP = 0.4;
 /** Only a customer_ref the client itself holds may reach certainty. */
 export const WITHOUT_CUSTOMER_REF_CAP = 0.9;
 
@@ -52,9 +68,12 @@ export function scoreIdentity(signals: MatchSignals): Identity {
   const sources: string[] = [];
   let sum = 0;
   if (signals.customerRef) sources.push("customer_ref");
+  const attestation = signals.ani === undefined ? undefined : signals.attestation;
   if (signals.ani !== undefined) {
     sources.push(`ani:${signals.ani}`);
-    sum += ANI_BOOST[signals.ani];
+    if (attestation !== undefined) sources.push(`attestation:${attestation}`);
+    // A signature that did not verify says the number may be forged: its kind of line proves nothing.
+    sum += attestation === "failed" ? 0 : ANI_BOOST[signals.ani];
   }
   if (signals.externalId) {
     sources.push("external_id");
@@ -81,6 +100,10 @@ export function scoreIdentity(signals: MatchSignals): Identity {
     confidence = 1;
   } else {
     if (signals.ani !== undefined) sum = Math.max(sum, signals.recentCall ? REPEAT_CALLER_FLOOR : KNOWN_NUMBER_FLOOR);
+    if (attestation === "A") sum += ATTESTED_NUMBER_BOOST;
+    if ((attestation === "C" || attestation === "failed") && !signals.externalId) {
+      sum = Math.min(sum, UNVOUCHED_NUMBER_CAP);
+    }
     confidence = Math.min(sum, WITHOUT_CUSTOMER_REF_CAP);
   }
   // Boosts are hundredths and twentieths; rounding removes float noise (0.30000000000000004).

@@ -15,6 +15,8 @@ export const MAX_EXTERNAL_IDS = 20;
 export const MAX_EXTERNAL_ID_KEY_LENGTH = 128;
 export const MAX_EXTERNAL_ID_VALUE_LENGTH = 256;
 export const MAX_PHONE_LENGTH = 64;
+/** Room for a whole P-Asserted-Identity header value that carries the verstat parameter. */
+export const MAX_VERSTAT_LENGTH = 512;
 export const MAX_CUSTOMER_REF_LENGTH = 128;
 export const MAX_SOURCE_LENGTH = 128;
 export const MAX_RESOLUTION_FIELD_LENGTH = 256;

@@ -2,6 +2,7 @@ import type { StartCallInput } from "./call.ts";
 import { validationError } from "./domain-error.ts";
 import { checkRequired, checkText, type Issues } from "./field-checks.ts";
 import { MAX_CALL_ID_LENGTH } from "./limits.ts";
+import { checkTelcoAttestation } from "./telco.ts";
 import { checkIdentityHints, hasIdentifier } from "./validate-hints.ts";
 
 /** Throws a DomainError listing every problem; returns the input when valid. */
@@ -17,6 +18,7 @@ export function validateStartCall(input: StartCallInput, earlier: Issues = []): 
     });
   }
   if (input.identityHints) checkIdentityHints(issues, input.identityHints);
+  checkTelcoAttestation(issues, input);
   if (issues.length > 0) throw validationError(dropShadowed(issues, earlier));
   return input;
 }

@@ -1,3 +1,5 @@
+import type { Attestation } from "./attestation.ts";
+
 // A platform webhook read into what it means for the caller's context.
 
 export interface InboundEvent {
@@ -6,6 +8,8 @@ export interface InboundEvent {
   readonly callId?: string;
   readonly ani?: string;
   readonly dnis?: string;
+  /** What the platform's STIR/SHAKEN check said of the caller's number, when it says it in a form we read. */
+  readonly attestation?: Attestation;
 }
 
 export interface EndEvent {

@@ -36,6 +36,7 @@ export async function answerInbound(
   const result = await startWithinBudget(deps, request, {
     callId,
     identityHints: { ani: event.ani, dnis: event.dnis, externalIds: {} },
+    attestation: event.attestation,
   });
   const declared = declaredVariables(integration);
   const noContext = typeof result === "string" ? result : undefined;

@@ -34,6 +34,8 @@ export function startRequestToInput(request: StartCallRequest): StartCallInput {
     callId: request.callId,
     identityHints: request.identityHints && hintsToInput(request.identityHints),
     lineType: LINE_TYPES[request.telco?.lineType ?? LineType.UNSPECIFIED],
+    attestation: request.telco?.attestation,
+    verstat: request.telco?.verstat,
   };
 }
 

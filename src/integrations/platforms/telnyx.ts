@@ -1,3 +1,4 @@
+import { readLevel } from "../../domain/verstat.ts";
 import { at, objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { ed25519Verifies } from "../ed25519-signature.ts";
 import { ed25519StreamingCheck } from "../ed25519-stream.ts";
@@ -11,6 +12,9 @@ import type { PlatformAdapter } from "./platform-adapter.ts";
 // `call_control_id`. Telnyx signs its API v2 webhooks with the account's
 // Ed25519 key: `telnyx-signature-ed25519` over `<telnyx-timestamp>|<body>`. A
 // request without that header must carry the integration's secret as Bearer.
+// The dynamic variables webhook as documented carries no STIR/SHAKEN data;
+// when its payload carries Call Control's `shaken_stir_attestation` and
+// `shaken_stir_validated`, they are read (docs/integrations.md).
 
 /** The window the `telnyx` SDK's own verifier allows either way. */
 export const TELNYX_SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
@@ -51,6 +55,10 @@ export const telnyx: PlatformAdapter = {
         callId,
         ani: stringAt(payload, "telnyx_end_user_target"),
         dnis: stringAt(payload, "telnyx_agent_target"),
+        attestation: readLevel(
+          stringAt(payload, "shaken_stir_attestation"),
+          booleanAt(payload, "shaken_stir_validated"),
+        ),
       };
     }
     if (type === "call.conversation_insights.generated" && callId !== undefined) {
@@ -84,6 +92,11 @@ function insightResults(results: unknown): { fields: Record<string, unknown>; su
     }
   }
   return { fields, summary };
+}
+
+function booleanAt(value: unknown, key: string): boolean | undefined {
+  const found = at(value, key);
+  return typeof found === "boolean" ? found : undefined;
 }
 
 function parsedObject(text: string): unknown {

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from "node:crypto";
+import { readVerstat } from "../../domain/verstat.ts";
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { basicPassword, bearerMatches, headerCheck, safeEqual, tokenMatches } from "../webhook-credentials.ts";
 import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
@@ -10,6 +11,8 @@ import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
 // secret). A Bearer header is still taken from clients that can send one.
 // The widget sends a form (its default), JSON, or a GET with the parameters
 // in the query; it reads a flat JSON object back as `widgets.<name>.parsed`.
+// The inbound widget may pass Twilio's StirVerstat as `stir_verstat`; a value
+// in no form we read (or empty: the call had no PASSporT) is no attestation.
 
 export const twilioStudio: PlatformAdapter = {
   authenticate(request) {
@@ -42,7 +45,16 @@ export const twilioStudio: PlatformAdapter = {
     const callId = stringAt(json, "call_sid");
     const ani = stringAt(json, "from");
     const dnis = stringAt(json, "to");
-    if (event === "inbound") return { kind: "inbound", callId, ani, dnis };
+    if (event === "inbound") {
+      const verstat = stringAt(json, "stir_verstat");
+      return {
+        kind: "inbound",
+        callId,
+        ani,
+        dnis,
+        attestation: verstat === undefined ? undefined : readVerstat(verstat),
+      };
+    }
     if (event === "end" && callId !== undefined) {
       return { kind: "end", callId, ani, dnis, fields: objectAt(json), summary: stringAt(json, "summary") };
     }
