@@ -1,9 +1,20 @@
-import { create, type DescEnum, type DescField, type DescMessage, type Message, ScalarType } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  getOption,
+  type Message,
+  ScalarType,
+} from "@bufbuild/protobuf";
+import { omit_empty } from "../../gen/callercontext/v1/options_pb.ts";
 
 // The contract's JSON, derived from the proto descriptors, for every message:
 // snake_case names, enums as their short lower-case names ("mobile" for
 // LINE_TYPE_MOBILE), timestamps as ISO 8601 with milliseconds, unset optional
-// fields as null, implicit zero values present. Decoding is strict and reports
+// fields as null, implicit zero values present (but for a field marked
+// omit_empty: an addition to a response the spec documents, left out while
+// it is empty, so the documented response keeps its exact shape). Decoding is strict and reports
 // each problem with its field path instead of stopping at the first.
 
 export interface JsonIssue {
@@ -141,9 +152,29 @@ export function encodeMessage(desc: DescMessage, message: Message): Record<strin
   const json: Record<string, Json> = {};
   const record = message as unknown as Record<string, unknown>;
   for (const field of desc.fields) {
-    json[field.name] = encodeField(field, record[field.localName]);
+    const value = record[field.localName];
+    if (omitsEmpty(field) && isEmpty(value)) continue;
+    json[field.name] = encodeField(field, value);
   }
   return json;
+}
+
+const omitEmptyFields = new WeakMap<DescField, boolean>();
+
+function omitsEmpty(field: DescField): boolean {
+  let omits = omitEmptyFields.get(field);
+  if (omits === undefined) {
+    omits = getOption(field, omit_empty);
+    omitEmptyFields.set(field, omits);
+  }
+  return omits;
+}
+
+/** A zero value: unset, false, 0, "", an empty list or map. */
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === false || value === 0 || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
 }
 
 function encodeField(field: DescField, value: unknown): Json {

@@ -13,7 +13,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/caller_context.proto.
  */
 export const file_callercontext_v1_caller_context: GenFile = /*@__PURE__*/
-  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIjYKBVRlbGNvEi0KCWxpbmVfdHlwZRgBIAEoDjIaLmNhbGxlcmNvbnRleHQudjEuTGluZVR5cGUi4QIKEVN0YXJ0Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSRQoJdmFyaWFibGVzGAYgAygLMjIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASKZAQoISWRlbnRpdHkSEgoKY29uZmlkZW5jZRgBIAEoARIuCgVsZXZlbBgCIAEoDjIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlMZXZlbBIPCgdzb3VyY2VzGAMgAygJEjgKDnJlY29tbWVuZGF0aW9uGAQgASgOMiAuY2FsbGVyY29udGV4dC52MS5SZWNvbW1lbmRhdGlvbiJjCgpPcGVuSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIVCg1hdHRlbXB0X2NvdW50GAMgASgNIk4KCFZhcmlhYmxlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhMKC3R0bF9zZWNvbmRzGAMgASgNQgkKB19zb3VyY2UitgQKDkVuZENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSGQoMY3VzdG9tZXJfcmVmGAIgASgJSACIAQESNwoOaWRlbnRpdHlfaGludHMYAyABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEwoGaW50ZW50GAQgASgJSAGIAQESNQoNaW50ZW50X3N0YXR1cxgFIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEkIKCXZhcmlhYmxlcxgGIAMoCzIvLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QuVmFyaWFibGVzRW50cnkSNgoOaW50ZW50X3VwZGF0ZXMYByADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFVwZGF0ZRJPChB2YXJpYWJsZV91cGRhdGVzGAggAygLMjUuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZVVwZGF0ZXNFbnRyeRowCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlgKFFZhcmlhYmxlVXBkYXRlc0VudHJ5EgsKA2tleRgBIAEoCRIvCgV2YWx1ZRgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGVVcGRhdGU6AjgBQg8KDV9jdXN0b21lcl9yZWZCCQoHX2ludGVudCKAAQoMSW50ZW50VXBkYXRlEg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uIjYKClJlc29sdXRpb24SDAoEdHlwZRgBIAEoCRIaChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAkiaQoOVmFyaWFibGVVcGRhdGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESGAoLdHRsX3NlY29uZHMYAyABKA1IAYgBAUIJCgdfc291cmNlQg4KDF90dGxfc2Vjb25kcyLkAQoPRW5kQ2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGNhbGxfZW5kGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBkdXJhdGlvbl9zZWNvbmRzGAUgASgBEhcKD2ludGVudHNfdXBkYXRlZBgGIAEoDRIZChF2YXJpYWJsZXNfdXBkYXRlZBgHIAEoDSJxChNJZGVudGlmeUNhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEAoIdmVyaWZpZWQYAyABKAgi5wIKFElkZW50aWZ5Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSSAoJdmFyaWFibGVzGAYgAygLMjUuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASIRCg9HZXRVc2FnZVJlcXVlc3QirAEKEEdldFVzYWdlUmVzcG9uc2USDAoEdGllchgBIAEoCRI0CgpyYXRlX2xpbWl0GAIgASgLMiAuY2FsbGVyY29udGV4dC52MS5SYXRlTGltaXRVc2FnZRIrCgVxdW90YRgDIAEoCzIcLmNhbGxlcmNvbnRleHQudjEuUXVvdGFVc2FnZRInCgNrZXkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLktleVVzYWdlImAKDlJhdGVMaW1pdFVzYWdlEg0KBWxpbWl0GAEgASgNEhEKCXJlbWFpbmluZxgCIAEoDRIsCghyZXNldF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgoKUXVvdGFVc2FnZRIRCglyZW1haW5pbmcYASABKA0SLQoJcmVuZXdzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIkCghLZXlVc2FnZRIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJKn4KCExpbmVUeXBlEhkKFUxJTkVfVFlQRV9VTlNQRUNJRklFRBAAEhQKEExJTkVfVFlQRV9NT0JJTEUQARIWChJMSU5FX1RZUEVfTEFORExJTkUQAhISCg5MSU5FX1RZUEVfVk9JUBADEhUKEUxJTkVfVFlQRV9VTktOT1dOEAQqmQEKDUlkZW50aXR5TGV2ZWwSHgoaSURFTlRJVFlfTEVWRUxfVU5TUEVDSUZJRUQQABIWChJJREVOVElUWV9MRVZFTF9MT1cQARIZChVJREVOVElUWV9MRVZFTF9NRURJVU0QAhIXChNJREVOVElUWV9MRVZFTF9ISUdIEAMSHAoYSURFTlRJVFlfTEVWRUxfVkVSWV9ISUdIEAQqgQEKDlJlY29tbWVuZGF0aW9uEh4KGlJFQ09NTUVOREFUSU9OX1VOU1BFQ0lGSUVEEAASGAoUUkVDT01NRU5EQVRJT05fUkVVU0UQARIaChZSRUNPTU1FTkRBVElPTl9DT05GSVJNEAISGQoVUkVDT01NRU5EQVRJT05fSUdOT1JFEAMqYQoMSW50ZW50U3RhdHVzEh0KGUlOVEVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJJTlRFTlRfU1RBVFVTX09QRU4QARIaChZJTlRFTlRfU1RBVFVTX1JFU09MVkVEEAIy9QMKFENhbGxlckNvbnRleHRTZXJ2aWNlEnUKCVN0YXJ0Q2FsbBIiLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVzcG9uc2UiH4q1GBcKBFBPU1QSDy92MS9jYWxscy9zdGFydJi1GAESdQoHRW5kQ2FsbBIgLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QaIS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXNwb25zZSIlirUYFQoEUE9TVBINL3YxL2NhbGxzL2VuZJi1GAKgtRgBsLUYARKBAQoMSWRlbnRpZnlDYWxsEiUuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXF1ZXN0GiYuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXNwb25zZSIiirUYGgoEUE9TVBISL3YxL2NhbGxzL2lkZW50aWZ5mLUYARJrCghHZXRVc2FnZRIhLmNhbGxlcmNvbnRleHQudjEuR2V0VXNhZ2VSZXF1ZXN0GiIuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlc3BvbnNlIhiKtRgQCgNHRVQSCS92MS91c2FnZZC1GARiBnByb3RvMw", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
+  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIjYKBVRlbGNvEi0KCWxpbmVfdHlwZRgBIAEoDjIaLmNhbGxlcmNvbnRleHQudjEuTGluZVR5cGUivgMKEVN0YXJ0Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSRQoJdmFyaWFibGVzGAYgAygLMjIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRI4CgxyZWNlbnRfY2FsbHMYByADKAsyHC5jYWxsZXJjb250ZXh0LnYxLlJlY2VudENhbGxCBKi7GAESIQoTaGVsZF9iYWNrX3ZhcmlhYmxlcxgIIAMoCUIEqLsYARpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASKZAQoISWRlbnRpdHkSEgoKY29uZmlkZW5jZRgBIAEoARIuCgVsZXZlbBgCIAEoDjIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlMZXZlbBIPCgdzb3VyY2VzGAMgAygJEjgKDnJlY29tbWVuZGF0aW9uGAQgASgOMiAuY2FsbGVyY29udGV4dC52MS5SZWNvbW1lbmRhdGlvbiJjCgpPcGVuSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIVCg1hdHRlbXB0X2NvdW50GAMgASgNInMKCFZhcmlhYmxlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhMKC3R0bF9zZWNvbmRzGAMgASgNEiMKFXJlcXVpcmVzX3ZlcmlmaWNhdGlvbhgEIAEoCEIEqLsYAUIJCgdfc291cmNlIqoBCgpSZWNlbnRDYWxsEi4KCmNhbGxfc3RhcnQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGNhbGxfZW5kGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCgdpbnRlbnRzGAMgAygLMhwuY2FsbGVyY29udGV4dC52MS5DYWxsSW50ZW50Eg8KB3N1bW1hcnkYBCABKAkiTAoKQ2FsbEludGVudBIOCgZpbnRlbnQYASABKAkSLgoGc3RhdHVzGAIgASgOMh4uY2FsbGVyY29udGV4dC52MS5JbnRlbnRTdGF0dXMi2AQKDkVuZENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSGQoMY3VzdG9tZXJfcmVmGAIgASgJSACIAQESNwoOaWRlbnRpdHlfaGludHMYAyABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEwoGaW50ZW50GAQgASgJSAGIAQESNQoNaW50ZW50X3N0YXR1cxgFIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEkIKCXZhcmlhYmxlcxgGIAMoCzIvLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QuVmFyaWFibGVzRW50cnkSNgoOaW50ZW50X3VwZGF0ZXMYByADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFVwZGF0ZRJPChB2YXJpYWJsZV91cGRhdGVzGAggAygLMjUuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZVVwZGF0ZXNFbnRyeRIUCgdzdW1tYXJ5GAkgASgJSAKIAQEaMAoOVmFyaWFibGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARpYChRWYXJpYWJsZVVwZGF0ZXNFbnRyeRILCgNrZXkYASABKAkSLwoFdmFsdWUYAiABKAsyIC5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlVXBkYXRlOgI4AUIPCg1fY3VzdG9tZXJfcmVmQgkKB19pbnRlbnRCCgoIX3N1bW1hcnkigAEKDEludGVudFVwZGF0ZRIOCgZpbnRlbnQYASABKAkSLgoGc3RhdHVzGAIgASgOMh4uY2FsbGVyY29udGV4dC52MS5JbnRlbnRTdGF0dXMSMAoKcmVzb2x1dGlvbhgDIAEoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVzb2x1dGlvbiI2CgpSZXNvbHV0aW9uEgwKBHR5cGUYASABKAkSGgoSZXh0ZXJuYWxfcmVmZXJlbmNlGAIgASgJIogBCg5WYXJpYWJsZVVwZGF0ZRINCgV2YWx1ZRgBIAEoCRITCgZzb3VyY2UYAiABKAlIAIgBARIYCgt0dGxfc2Vjb25kcxgDIAEoDUgBiAEBEh0KFXJlcXVpcmVzX3ZlcmlmaWNhdGlvbhgEIAEoCEIJCgdfc291cmNlQg4KDF90dGxfc2Vjb25kcyLkAQoPRW5kQ2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGNhbGxfZW5kGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBkdXJhdGlvbl9zZWNvbmRzGAUgASgBEhcKD2ludGVudHNfdXBkYXRlZBgGIAEoDRIZChF2YXJpYWJsZXNfdXBkYXRlZBgHIAEoDSJxChNJZGVudGlmeUNhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSEAoIdmVyaWZpZWQYAyABKAgixAMKFElkZW50aWZ5Q2FsbFJlc3BvbnNlEg8KB2NhbGxfaWQYASABKAkSFAoMY3VzdG9tZXJfcmVmGAIgASgJEi4KCmNhbGxfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGlkZW50aXR5GAQgASgLMhouY2FsbGVyY29udGV4dC52MS5JZGVudGl0eRIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSSAoJdmFyaWFibGVzGAYgAygLMjUuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXNwb25zZS5WYXJpYWJsZXNFbnRyeRI4CgxyZWNlbnRfY2FsbHMYByADKAsyHC5jYWxsZXJjb250ZXh0LnYxLlJlY2VudENhbGxCBKi7GAESIQoTaGVsZF9iYWNrX3ZhcmlhYmxlcxgIIAMoCUIEqLsYARpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASIRCg9HZXRVc2FnZVJlcXVlc3QirAEKEEdldFVzYWdlUmVzcG9uc2USDAoEdGllchgBIAEoCRI0CgpyYXRlX2xpbWl0GAIgASgLMiAuY2FsbGVyY29udGV4dC52MS5SYXRlTGltaXRVc2FnZRIrCgVxdW90YRgDIAEoCzIcLmNhbGxlcmNvbnRleHQudjEuUXVvdGFVc2FnZRInCgNrZXkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLktleVVzYWdlImAKDlJhdGVMaW1pdFVzYWdlEg0KBWxpbWl0GAEgASgNEhEKCXJlbWFpbmluZxgCIAEoDRIsCghyZXNldF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgoKUXVvdGFVc2FnZRIRCglyZW1haW5pbmcYASABKA0SLQoJcmVuZXdzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIkCghLZXlVc2FnZRIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJKn4KCExpbmVUeXBlEhkKFUxJTkVfVFlQRV9VTlNQRUNJRklFRBAAEhQKEExJTkVfVFlQRV9NT0JJTEUQARIWChJMSU5FX1RZUEVfTEFORExJTkUQAhISCg5MSU5FX1RZUEVfVk9JUBADEhUKEUxJTkVfVFlQRV9VTktOT1dOEAQqmQEKDUlkZW50aXR5TGV2ZWwSHgoaSURFTlRJVFlfTEVWRUxfVU5TUEVDSUZJRUQQABIWChJJREVOVElUWV9MRVZFTF9MT1cQARIZChVJREVOVElUWV9MRVZFTF9NRURJVU0QAhIXChNJREVOVElUWV9MRVZFTF9ISUdIEAMSHAoYSURFTlRJVFlfTEVWRUxfVkVSWV9ISUdIEAQqgQEKDlJlY29tbWVuZGF0aW9uEh4KGlJFQ09NTUVOREFUSU9OX1VOU1BFQ0lGSUVEEAASGAoUUkVDT01NRU5EQVRJT05fUkVVU0UQARIaChZSRUNPTU1FTkRBVElPTl9DT05GSVJNEAISGQoVUkVDT01NRU5EQVRJT05fSUdOT1JFEAMqYQoMSW50ZW50U3RhdHVzEh0KGUlOVEVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJJTlRFTlRfU1RBVFVTX09QRU4QARIaChZJTlRFTlRfU1RBVFVTX1JFU09MVkVEEAIy9QMKFENhbGxlckNvbnRleHRTZXJ2aWNlEnUKCVN0YXJ0Q2FsbBIiLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVzcG9uc2UiH4q1GBcKBFBPU1QSDy92MS9jYWxscy9zdGFydJi1GAESdQoHRW5kQ2FsbBIgLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QaIS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXNwb25zZSIlirUYFQoEUE9TVBINL3YxL2NhbGxzL2VuZJi1GAKgtRgBsLUYARKBAQoMSWRlbnRpZnlDYWxsEiUuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXF1ZXN0GiYuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXNwb25zZSIiirUYGgoEUE9TVBISL3YxL2NhbGxzL2lkZW50aWZ5mLUYARJrCghHZXRVc2FnZRIhLmNhbGxlcmNvbnRleHQudjEuR2V0VXNhZ2VSZXF1ZXN0GiIuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlc3BvbnNlIhiKtRgQCgNHRVQSCS92MS91c2FnZZC1GARiBnByb3RvMw", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message callercontext.v1.StartCallRequest
@@ -136,6 +136,25 @@ export type StartCallResponse = Message<"callercontext.v1.StartCallResponse"> & 
    * @generated from field: map<string, callercontext.v1.Variable> variables = 6;
    */
   variables: { [key: string]: Variable };
+
+  /**
+   * Up to 3 of the customer's latest ended calls that saved a summary,
+   * newest first, shared under the rule the variables are (nothing when the
+   * recommendation is "ignore"). Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated callercontext.v1.RecentCall recent_calls = 7;
+   */
+  recentCalls: RecentCall[];
+
+  /**
+   * The names of stored variables saved with requires_verification that this
+   * answer holds back: the caller was matched without proof of who they are
+   * (no customer_ref sent, no identify with verified). Identify the caller
+   * with verified to hear them. Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated string held_back_variables = 8;
+   */
+  heldBackVariables: string[];
 };
 
 /**
@@ -230,6 +249,14 @@ export type Variable = Message<"callercontext.v1.Variable"> & {
    * @generated from field: uint32 ttl_seconds = 3;
    */
   ttlSeconds: number;
+
+  /**
+   * Saved with requires_verification: shared only with a verified caller.
+   * Left out of the REST JSON when false.
+   *
+   * @generated from field: bool requires_verification = 4;
+   */
+  requiresVerification: boolean;
 };
 
 /**
@@ -238,6 +265,66 @@ export type Variable = Message<"callercontext.v1.Variable"> & {
  */
 export const VariableSchema: GenMessage<Variable> = /*@__PURE__*/
   messageDesc(file_callercontext_v1_caller_context, 6);
+
+/**
+ * One earlier call of the customer, as start and identify recall it.
+ *
+ * @generated from message callercontext.v1.RecentCall
+ */
+export type RecentCall = Message<"callercontext.v1.RecentCall"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp call_start = 1;
+   */
+  callStart?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp call_end = 2;
+   */
+  callEnd?: Timestamp | undefined;
+
+  /**
+   * The intents the call's end saved, with the status it saved them in.
+   *
+   * @generated from field: repeated callercontext.v1.CallIntent intents = 3;
+   */
+  intents: CallIntent[];
+
+  /**
+   * What the call's end sent as its summary.
+   *
+   * @generated from field: string summary = 4;
+   */
+  summary: string;
+};
+
+/**
+ * Describes the message callercontext.v1.RecentCall.
+ * Use `create(RecentCallSchema)` to create a new message.
+ */
+export const RecentCallSchema: GenMessage<RecentCall> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 7);
+
+/**
+ * @generated from message callercontext.v1.CallIntent
+ */
+export type CallIntent = Message<"callercontext.v1.CallIntent"> & {
+  /**
+   * @generated from field: string intent = 1;
+   */
+  intent: string;
+
+  /**
+   * @generated from field: callercontext.v1.IntentStatus status = 2;
+   */
+  status: IntentStatus;
+};
+
+/**
+ * Describes the message callercontext.v1.CallIntent.
+ * Use `create(CallIntentSchema)` to create a new message.
+ */
+export const CallIntentSchema: GenMessage<CallIntent> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 8);
 
 /**
  * @generated from message callercontext.v1.EndCallRequest
@@ -290,6 +377,15 @@ export type EndCallRequest = Message<"callercontext.v1.EndCallRequest"> & {
    * @generated from field: map<string, callercontext.v1.VariableUpdate> variable_updates = 8;
    */
   variableUpdates: { [key: string]: VariableUpdate };
+
+  /**
+   * Either form: what the call was about, in a few sentences, at most 4000
+   * characters, screened for sensitive data as variables are. The next
+   * start of the same customer returns it in recent_calls.
+   *
+   * @generated from field: optional string summary = 9;
+   */
+  summary?: string | undefined;
 };
 
 /**
@@ -297,7 +393,7 @@ export type EndCallRequest = Message<"callercontext.v1.EndCallRequest"> & {
  * Use `create(EndCallRequestSchema)` to create a new message.
  */
 export const EndCallRequestSchema: GenMessage<EndCallRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 7);
+  messageDesc(file_callercontext_v1_caller_context, 9);
 
 /**
  * @generated from message callercontext.v1.IntentUpdate
@@ -324,7 +420,7 @@ export type IntentUpdate = Message<"callercontext.v1.IntentUpdate"> & {
  * Use `create(IntentUpdateSchema)` to create a new message.
  */
 export const IntentUpdateSchema: GenMessage<IntentUpdate> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 8);
+  messageDesc(file_callercontext_v1_caller_context, 10);
 
 /**
  * @generated from message callercontext.v1.Resolution
@@ -346,7 +442,7 @@ export type Resolution = Message<"callercontext.v1.Resolution"> & {
  * Use `create(ResolutionSchema)` to create a new message.
  */
 export const ResolutionSchema: GenMessage<Resolution> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 9);
+  messageDesc(file_callercontext_v1_caller_context, 11);
 
 /**
  * @generated from message callercontext.v1.VariableUpdate
@@ -368,6 +464,15 @@ export type VariableUpdate = Message<"callercontext.v1.VariableUpdate"> & {
    * @generated from field: optional uint32 ttl_seconds = 3;
    */
   ttlSeconds?: number | undefined;
+
+  /**
+   * Share the variable only with a verified caller: a start or identify that
+   * sent the customer_ref, or an identify with verified. Any other answer
+   * lists its name in held_back_variables instead.
+   *
+   * @generated from field: bool requires_verification = 4;
+   */
+  requiresVerification: boolean;
 };
 
 /**
@@ -375,7 +480,7 @@ export type VariableUpdate = Message<"callercontext.v1.VariableUpdate"> & {
  * Use `create(VariableUpdateSchema)` to create a new message.
  */
 export const VariableUpdateSchema: GenMessage<VariableUpdate> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 10);
+  messageDesc(file_callercontext_v1_caller_context, 12);
 
 /**
  * @generated from message callercontext.v1.EndCallResponse
@@ -422,7 +527,7 @@ export type EndCallResponse = Message<"callercontext.v1.EndCallResponse"> & {
  * Use `create(EndCallResponseSchema)` to create a new message.
  */
 export const EndCallResponseSchema: GenMessage<EndCallResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 11);
+  messageDesc(file_callercontext_v1_caller_context, 13);
 
 /**
  * @generated from message callercontext.v1.IdentifyCallRequest
@@ -455,7 +560,7 @@ export type IdentifyCallRequest = Message<"callercontext.v1.IdentifyCallRequest"
  * Use `create(IdentifyCallRequestSchema)` to create a new message.
  */
 export const IdentifyCallRequestSchema: GenMessage<IdentifyCallRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 12);
+  messageDesc(file_callercontext_v1_caller_context, 14);
 
 /**
  * The shape of StartCallResponse: who the caller is now, and their context.
@@ -492,6 +597,25 @@ export type IdentifyCallResponse = Message<"callercontext.v1.IdentifyCallRespons
    * @generated from field: map<string, callercontext.v1.Variable> variables = 6;
    */
   variables: { [key: string]: Variable };
+
+  /**
+   * Up to 3 of the customer's latest ended calls that saved a summary,
+   * newest first, shared under the rule the variables are (nothing when the
+   * recommendation is "ignore"). Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated callercontext.v1.RecentCall recent_calls = 7;
+   */
+  recentCalls: RecentCall[];
+
+  /**
+   * The names of stored variables saved with requires_verification that this
+   * answer holds back: the caller was matched without proof of who they are
+   * (no customer_ref sent, no identify with verified). Identify the caller
+   * with verified to hear them. Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated string held_back_variables = 8;
+   */
+  heldBackVariables: string[];
 };
 
 /**
@@ -499,7 +623,7 @@ export type IdentifyCallResponse = Message<"callercontext.v1.IdentifyCallRespons
  * Use `create(IdentifyCallResponseSchema)` to create a new message.
  */
 export const IdentifyCallResponseSchema: GenMessage<IdentifyCallResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 13);
+  messageDesc(file_callercontext_v1_caller_context, 15);
 
 /**
  * @generated from message callercontext.v1.GetUsageRequest
@@ -512,7 +636,7 @@ export type GetUsageRequest = Message<"callercontext.v1.GetUsageRequest"> & {
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 14);
+  messageDesc(file_callercontext_v1_caller_context, 16);
 
 /**
  * @generated from message callercontext.v1.GetUsageResponse
@@ -544,7 +668,7 @@ export type GetUsageResponse = Message<"callercontext.v1.GetUsageResponse"> & {
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 15);
+  messageDesc(file_callercontext_v1_caller_context, 17);
 
 /**
  * @generated from message callercontext.v1.RateLimitUsage
@@ -577,7 +701,7 @@ export type RateLimitUsage = Message<"callercontext.v1.RateLimitUsage"> & {
  * Use `create(RateLimitUsageSchema)` to create a new message.
  */
 export const RateLimitUsageSchema: GenMessage<RateLimitUsage> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 16);
+  messageDesc(file_callercontext_v1_caller_context, 18);
 
 /**
  * @generated from message callercontext.v1.QuotaUsage
@@ -601,7 +725,7 @@ export type QuotaUsage = Message<"callercontext.v1.QuotaUsage"> & {
  * Use `create(QuotaUsageSchema)` to create a new message.
  */
 export const QuotaUsageSchema: GenMessage<QuotaUsage> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 17);
+  messageDesc(file_callercontext_v1_caller_context, 19);
 
 /**
  * @generated from message callercontext.v1.KeyUsage
@@ -625,7 +749,7 @@ export type KeyUsage = Message<"callercontext.v1.KeyUsage"> & {
  * Use `create(KeyUsageSchema)` to create a new message.
  */
 export const KeyUsageSchema: GenMessage<KeyUsage> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 18);
+  messageDesc(file_callercontext_v1_caller_context, 20);
 
 /**
  * @generated from enum callercontext.v1.LineType
