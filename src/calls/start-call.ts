@@ -18,10 +18,11 @@ import { matchCustomer } from "./match-customer.ts";
  * is shared: the chosen customer's open intents and live variables, unless
  * the recommendation is "ignore" (treat as a new caller, so the context stays
  * private), and the variables saved with requires_verification only when the
- * start sent the customer's ref (otherwise only their names, as held back). A call_id in use (and started less than 30 days ago) is
- * already_exists. A customer_ref hint that names a merged customer names its
- * survivor. Then two statements: the candidates, then one write that records
- * and bills the call and commits on its own.
+ * start sent the customer's ref (otherwise only their names, as held back).
+ * A call_id in use (and started less than 30 days ago) is already_exists.
+ * A customer_ref hint that names a merged customer names its survivor. Then
+ * two statements: the candidates, then one write that records and bills the
+ * call and commits on its own (and reads the context it shares).
  */
 export async function startCall(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
   return retryWhenCustomerGone(() => startCallOnce(deps, request, input));
