@@ -558,6 +558,10 @@ export interface components {
             variables: {
                 [key: string]: components["schemas"]["Variable"];
             };
+            /** @description Up to 3 of the customer's latest ended calls that saved a summary, newest first, shared under the rule the variables are (nothing when the recommendation is "ignore"). Left out of the REST JSON when empty. */
+            recent_calls?: components["schemas"]["RecentCall"][];
+            /** @description The names of stored variables saved with requires_verification that this answer holds back: the caller was matched without proof of who they are (no customer_ref sent, no identify with verified). Identify the caller with verified to hear them. Left out of the REST JSON when empty. */
+            held_back_variables?: string[];
         };
         Identity: {
             /** @description 0.0 to 1.0. */
@@ -581,6 +585,24 @@ export interface components {
             /** @description Origin label; unset (JSON null) when none was supplied. */
             source: string | null;
             ttl_seconds: number;
+            /** @description Saved with requires_verification: shared only with a verified caller. Left out of the REST JSON when false. */
+            requires_verification?: boolean;
+        };
+        /** @description One earlier call of the customer, as start and identify recall it. */
+        RecentCall: {
+            /** Format: date-time */
+            call_start: string | null;
+            /** Format: date-time */
+            call_end: string | null;
+            /** @description The intents the call's end saved, with the status it saved them in. */
+            intents: components["schemas"]["CallIntent"][];
+            /** @description What the call's end sent as its summary. */
+            summary: string;
+        };
+        CallIntent: {
+            intent: string;
+            /** @enum {string|null} */
+            status: "open" | "resolved" | null;
         };
         IdentityHintsInput: {
             /** @description Caller number, E.164 recommended. */
@@ -628,6 +650,8 @@ export interface components {
             source?: string | null;
             /** @description Defaults to 2592000 (30 days). */
             ttl_seconds?: number | null;
+            /** @description Share the variable only with a verified caller: a start or identify that sent the customer_ref, or an identify with verified. Any other answer lists its name in held_back_variables instead. */
+            requires_verification?: boolean | null;
         };
         /** @description The shape of StartCallResponse: who the caller is now, and their context. */
         IdentifyCallResponse: {
@@ -640,6 +664,10 @@ export interface components {
             variables: {
                 [key: string]: components["schemas"]["Variable"];
             };
+            /** @description Up to 3 of the customer's latest ended calls that saved a summary, newest first, shared under the rule the variables are (nothing when the recommendation is "ignore"). Left out of the REST JSON when empty. */
+            recent_calls?: components["schemas"]["RecentCall"][];
+            /** @description The names of stored variables saved with requires_verification that this answer holds back: the caller was matched without proof of who they are (no customer_ref sent, no identify with verified). Identify the caller with verified to hear them. Left out of the REST JSON when empty. */
+            held_back_variables?: string[];
         };
         GetUsageResponse: {
             tier: string;
@@ -720,6 +748,10 @@ export interface components {
              */
             call_end: string | null;
             duration_seconds: number | null;
+            /** @description The summary the call's end sent; unset (JSON null) when none. */
+            summary: string | null;
+            /** @description The intents the call's end saved, with the status it saved them in. */
+            intents: components["schemas"]["CallIntent"][];
         };
         ListCustomersResponse: {
             customers: components["schemas"]["CustomerSummary"][];
@@ -1186,6 +1218,8 @@ export interface operations {
                     variable_updates?: {
                         [key: string]: components["schemas"]["VariableUpdateInput"];
                     } | null;
+                    /** @description Either form: what the call was about, in a few sentences, at most 4000 characters, screened for sensitive data as variables are. The next start of the same customer returns it in recent_calls. */
+                    summary?: string | null;
                 };
             };
         };

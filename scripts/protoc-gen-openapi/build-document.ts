@@ -22,12 +22,18 @@ export function buildDocument(registry: FileRegistry, files: readonly DescFile[]
   const routeOption = registry.getExtension("callercontext.v1.route");
   const accessOption = registry.getExtension("callercontext.v1.access");
   const idempotencyOption = registry.getExtension("callercontext.v1.idempotency_key");
-  if (routeOption === undefined || accessOption === undefined || idempotencyOption === undefined) {
+  const omitEmptyOption = registry.getExtension("callercontext.v1.omit_empty");
+  if (
+    routeOption === undefined ||
+    accessOption === undefined ||
+    idempotencyOption === undefined ||
+    omitEmptyOption === undefined
+  ) {
     throw new Error(
-      "callercontext/v1/options.proto (the route, access and idempotency_key options) must be among the inputs",
+      "callercontext/v1/options.proto (the route, access, idempotency_key and omit_empty options) must be among the inputs",
     );
   }
-  const schemas = new SchemaCollector();
+  const schemas = new SchemaCollector(omitEmptyOption);
   const paths: Record<string, Record<string, Operation>> = {};
   const tags: Schema[] = [];
   const services = files.flatMap((file) => file.services).sort((a, b) => orderOf(a) - orderOf(b));

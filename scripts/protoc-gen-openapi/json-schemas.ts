@@ -1,11 +1,19 @@
-import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
+import {
+  type DescEnum,
+  type DescExtension,
+  type DescField,
+  type DescMessage,
+  getOption,
+  ScalarType,
+} from "@bufbuild/protobuf";
 import { getComments } from "@bufbuild/protoplugin";
 
 // JSON Schema (2020-12, as OpenAPI 3.1 uses) for messages in the REST JSON of
 // src/http/json-codec.ts: snake_case names, enums by their short lower-case
 // names, timestamps as ISO 8601 strings, unset optional fields as null. A
-// response has every field; a request may leave any out (the service says
-// which are missing, with a 400).
+// response has every field but those marked omit_empty (left out while
+// empty); a request may leave any out (the service says which are missing,
+// with a 400).
 
 export type Schema = Record<string, unknown>;
 export type Side = "request" | "response";
@@ -14,6 +22,13 @@ const TIMESTAMP = "google.protobuf.Timestamp";
 
 export class SchemaCollector {
   readonly schemas: Record<string, Schema> = {};
+
+  /** The option marking a response field the JSON leaves out while empty. */
+  private readonly omitEmpty: DescExtension;
+
+  constructor(omitEmpty: DescExtension) {
+    this.omitEmpty = omitEmpty;
+  }
 
   /** A reference to the message's schema for one side, adding it (and what it uses) on first use. */
   ref(message: DescMessage, side: Side): Schema {
@@ -34,7 +49,9 @@ export class SchemaCollector {
       {
         type: "object",
         properties,
-        ...(side === "response" ? { required: fields.map((field) => field.name) } : {}),
+        ...(side === "response"
+          ? { required: fields.filter((field) => getOption(field, this.omitEmpty) !== true).map((field) => field.name) }
+          : {}),
         additionalProperties: false,
       },
       message,

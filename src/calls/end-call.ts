@@ -74,6 +74,7 @@ async function endCallOnce(
           hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
           intents: command.intents,
           variables: command.variables,
+          summary: command.summary,
           now,
           idempotency: claim,
         },

@@ -2,6 +2,7 @@ import type { IdentifyCallInput, StartCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
 import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
+import { isVerifiedCaller } from "../domain/verified-caller.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
@@ -55,8 +56,9 @@ async function identifyCallOnce(
         customerId,
         link: input.verified ? hints : undefined,
         now,
-        // As at start: "ignore" keeps a stranger's context private.
-        readContext: identity.recommendation !== "ignore",
+        // As at start: "ignore" keeps a stranger's context private; a caller not verified hears no variable saved
+        // with requires_verification.
+        share: { readContext: identity.recommendation !== "ignore", verified: isVerifiedCaller(identity) },
       },
       statement,
     ),
@@ -74,5 +76,7 @@ async function identifyCallOnce(
     identity,
     openIntents: written.openIntents,
     variables: written.variables,
+    recentCalls: written.recentCalls,
+    heldBackVariables: written.heldBackVariables,
   };
 }

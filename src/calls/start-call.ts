@@ -7,6 +7,7 @@ import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
 import { telcoAttestation } from "../domain/telco.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
+import { isVerifiedCaller } from "../domain/verified-caller.ts";
 import { recordStart } from "../store/calls/record-start.ts";
 import type { CallDeps } from "./call-write.ts";
 import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
@@ -17,10 +18,12 @@ import { matchCustomer } from "./match-customer.ts";
  * are scored and the best one chosen, or the caller is a new customer. What
  * is shared: the chosen customer's open intents and live variables, unless
  * the recommendation is "ignore" (treat as a new caller, so the context stays
- * private). A call_id in use (and started less than 30 days ago) is
- * already_exists. A customer_ref hint that names a merged customer names its
- * survivor. Then two statements: the candidates, then one write that records
- * and bills the call and commits on its own.
+ * private), and the variables saved with requires_verification only when the
+ * start sent the customer's ref (otherwise only their names, as held back).
+ * A call_id in use (and started less than 30 days ago) is already_exists.
+ * A customer_ref hint that names a merged customer names its survivor. Then
+ * two statements: the candidates, then one write that records and bills the
+ * call and commits on its own (and reads the context it shares).
  */
 export async function startCall(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
   return retryWhenCustomerGone(() => startCallOnce(deps, request, input));
@@ -46,7 +49,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
         hints,
         now,
         reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
-        readContext: shareContext(match),
+        share: { readContext: shareContext(match), verified: isVerifiedCaller(identity) },
       },
       statement,
     ),
@@ -59,6 +62,8 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
     identity,
     openIntents: written.openIntents,
     variables: written.variables,
+    recentCalls: written.recentCalls,
+    heldBackVariables: written.heldBackVariables,
   };
 }
 

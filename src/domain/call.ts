@@ -37,6 +37,8 @@ export interface VariableUpdateInput {
   readonly value: string;
   readonly source?: string;
   readonly ttlSeconds?: number;
+  /** Shared only with a verified caller (src/domain/verified-caller.ts). */
+  readonly requiresVerification?: boolean;
 }
 
 export interface EndCallInput {
@@ -48,6 +50,8 @@ export interface EndCallInput {
   readonly variables: Readonly<Record<string, string>>;
   readonly intentUpdates: readonly IntentUpdateInput[];
   readonly variableUpdates: Readonly<Record<string, VariableUpdateInput>>;
+  /** Either form: what the call was about. */
+  readonly summary?: string;
 }
 
 /** A validated end: both request forms reduced to one list of each. */
@@ -58,8 +62,12 @@ export interface EndCallCommand {
   readonly intents: readonly IntentUpdateInput[];
   readonly variables: ReadonlyMap<
     string,
-    Required<Pick<VariableUpdateInput, "value" | "ttlSeconds">> & { readonly source: string | null }
+    Required<Pick<VariableUpdateInput, "value" | "ttlSeconds" | "requiresVerification">> & {
+      readonly source: string | null;
+    }
   >;
+  /** Screened; undefined when the end sent none (or only blanks). */
+  readonly summary?: string;
 }
 
 export interface Identity {
@@ -78,6 +86,21 @@ export interface StoredVariable {
   readonly value: string;
   readonly source: string | null;
   readonly ttlSeconds: number;
+  readonly requiresVerification: boolean;
+}
+
+/** An intent as one call's end saved it. */
+export interface CallIntent {
+  readonly intent: string;
+  readonly status: IntentStatus;
+}
+
+/** One of the customer's earlier calls that ended with a summary. */
+export interface RecentCall {
+  readonly callStart: Date;
+  readonly callEnd: Date;
+  readonly intents: readonly CallIntent[];
+  readonly summary: string;
 }
 
 export interface StartCallResult {
@@ -87,6 +110,10 @@ export interface StartCallResult {
   readonly identity: Identity;
   readonly openIntents: readonly OpenIntent[];
   readonly variables: Readonly<Record<string, StoredVariable>>;
+  /** The latest summarised calls, newest first. */
+  readonly recentCalls: readonly RecentCall[];
+  /** Names of variables kept from a caller not verified (sorted). */
+  readonly heldBackVariables: readonly string[];
 }
 
 export interface EndCallResult {

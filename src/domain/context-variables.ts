@@ -29,6 +29,8 @@ export function noContextVariables(declared: readonly string[], reason?: NoConte
     identity_level: "",
     identity_recommendation: "",
     open_intents: "",
+    last_call_summary: "",
+    held_back_variables: "",
     caller_context: "No caller context is available for this call; treat the caller as new.",
     no_context_reason: reason ?? "",
   };
@@ -43,9 +45,13 @@ export function contextVariables(result: StartCallResult, declared: readonly str
   variables.identity_level = result.identity.level;
   variables.identity_recommendation = result.identity.recommendation;
   variables.open_intents = result.openIntents.map((i) => `${i.intent} (${attempts(i.attemptCount)})`).join(", ");
+  // A start from a platform carries the caller's number alone: a variable saved with requires_verification is
+  // never among result.variables then, only its name, so the agent knows to verify before asking for it.
   for (const [name, variable] of Object.entries(result.variables)) {
     variables[templateSafeName(name)] = variable.value;
   }
+  variables.last_call_summary = result.recentCalls[0]?.summary ?? "";
+  variables.held_back_variables = result.heldBackVariables.join(", ");
   variables.caller_context = summarize(result, variables.open_intents);
   return variables;
 }
@@ -58,7 +64,9 @@ function attempts(count: number): string {
 function summarize(result: StartCallResult, openIntents: string): string {
   const { identity } = result;
   const known = Object.entries(result.variables).map(([name, v]) => `${name}: ${v.value}`);
-  if (identity.recommendation === "ignore" || (openIntents === "" && known.length === 0)) {
+  const lastCall = result.recentCalls[0];
+  const nothingStored = openIntents === "" && known.length === 0 && lastCall === undefined;
+  if (identity.recommendation === "ignore" || (nothingStored && result.heldBackVariables.length === 0)) {
     return identity.recommendation === "ignore"
       ? "This caller could not be matched to an earlier caller with confidence; treat them as new."
       : "No earlier context is stored for this caller; treat them as new.";
@@ -69,5 +77,11 @@ function summarize(result: StartCallResult, openIntents: string): string {
       : `Possibly a returning caller (identity confidence ${identity.level}): confirm who they are before relying on this context.`;
   const matters = openIntents === "" ? "No open matters." : `Open matters from earlier calls: ${openIntents}.`;
   const details = known.length === 0 ? "" : ` Known details: ${known.join("; ")}.`;
-  return `${who} ${matters}${details}`;
+  const last =
+    lastCall === undefined ? "" : ` Last call (${lastCall.callEnd.toISOString().slice(0, 10)}): ${lastCall.summary}`;
+  const held =
+    result.heldBackVariables.length === 0
+      ? ""
+      : ` Held back until the caller's identity is verified: ${result.heldBackVariables.join(", ")}.`;
+  return `${who} ${matters}${details}${last}${held}`;
 }

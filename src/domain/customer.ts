@@ -1,4 +1,4 @@
-import type { OpenIntent, StoredVariable } from "./call.ts";
+import type { CallIntent, OpenIntent, StoredVariable } from "./call.ts";
 import { isCustomerRef } from "./customer-ref.ts";
 import { DomainError, validationError } from "./domain-error.ts";
 import { checkText, type Issues } from "./field-checks.ts";
@@ -26,6 +26,8 @@ export interface CustomerCall {
   readonly callId: string;
   readonly callStart: Date;
   readonly callEnd: Date | null;
+  readonly summary: string | null;
+  readonly intents: readonly CallIntent[];
 }
 
 export interface CustomerRecord {

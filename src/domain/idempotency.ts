@@ -23,7 +23,14 @@ export function fingerprintEndCall(command: EndCallCommand): string {
       i.resolution?.type ?? null,
       i.resolution?.externalReference ?? null,
     ]),
-    variables: sortedEntries([...command.variables].map(([name, v]) => [name, [v.value, v.source, v.ttlSeconds]])),
+    // Added later, and only when set: a key claimed before they existed keeps its fingerprint.
+    variables: sortedEntries(
+      [...command.variables].map(([name, v]) => [
+        name,
+        v.requiresVerification ? [v.value, v.source, v.ttlSeconds, true] : [v.value, v.source, v.ttlSeconds],
+      ]),
+    ),
+    ...(command.summary === undefined ? {} : { summary: command.summary }),
   };
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }

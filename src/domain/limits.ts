@@ -22,6 +22,9 @@ export const MAX_SOURCE_LENGTH = 128;
 export const MAX_RESOLUTION_FIELD_LENGTH = 256;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 export const MAX_ACCOUNT_NAME_LENGTH = 200;
+export const MAX_SUMMARY_LENGTH = 4000;
+/** How many of the customer's latest summarised calls start and identify return. */
+export const RECENT_CALLS = 3;
 
 // A 400 lists the first issues only, each path segment (a variable name, say)
 // cut short: over gRPC the list travels in a trailer, and HTTP/2 peers reset

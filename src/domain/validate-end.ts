@@ -9,6 +9,7 @@ import {
   MAX_INTENT_UPDATES_PER_CALL,
   MAX_RESOLUTION_FIELD_LENGTH,
   MAX_SOURCE_LENGTH,
+  MAX_SUMMARY_LENGTH,
   MAX_VARIABLE_NAME_LENGTH,
   MAX_VARIABLE_TTL_SECONDS,
   MAX_VARIABLE_VALUE_LENGTH,
@@ -55,6 +56,8 @@ export function validateEndCall(
     ? simpleVariables(issues, input.variables, policy)
     : advancedVariables(issues, input.variableUpdates, policy);
 
+  const summary = checkSummary(issues, input.summary, policy);
+
   if (issues.length > 0) throw validationError(dropShadowed(issues, earlier));
   return {
     callId: input.callId,
@@ -62,7 +65,15 @@ export function validateEndCall(
     identityHints: input.identityHints,
     intents,
     variables,
+    ...(summary === undefined ? {} : { summary }),
   };
+}
+
+/** A summary is screened as a variable's value is; a blank one (platforms send "") is no summary. */
+function checkSummary(issues: Issues, summary: string | undefined, policy: SensitiveDataPolicy): string | undefined {
+  if (summary === undefined || summary.trim() === "") return undefined;
+  checkText(issues, ["summary"], summary, MAX_SUMMARY_LENGTH);
+  return screenVariableValue(issues, ["summary"], summary, policy);
 }
 
 function simpleIntents(issues: Issues, input: EndCallInput, policy: SensitiveDataPolicy): IntentUpdateInput[] {
@@ -129,13 +140,16 @@ function simpleVariables(
 ): Variables {
   const entries = Object.entries(variables);
   checkMaxEntries(issues, ["variables"], entries.length, MAX_VARIABLES_PER_CALL);
-  const result = new Map<string, { value: string; source: string | null; ttlSeconds: number }>();
+  const result = new Map<
+    string,
+    { value: string; source: string | null; ttlSeconds: number; requiresVerification: boolean }
+  >();
   for (const [name, raw] of entries) {
     const path = ["variables", name];
     checkVariableName(issues, path, name, policy);
     checkText(issues, path, raw, MAX_VARIABLE_VALUE_LENGTH);
     const value = screenVariableValue(issues, path, raw, policy);
-    result.set(name, { value, source: null, ttlSeconds: DEFAULT_VARIABLE_TTL_SECONDS });
+    result.set(name, { value, source: null, ttlSeconds: DEFAULT_VARIABLE_TTL_SECONDS, requiresVerification: false });
   }
   return result;
 }
@@ -147,7 +161,10 @@ function advancedVariables(
 ): Variables {
   const entries = Object.entries(updates);
   checkMaxEntries(issues, ["variable_updates"], entries.length, MAX_VARIABLES_PER_CALL);
-  const result = new Map<string, { value: string; source: string | null; ttlSeconds: number }>();
+  const result = new Map<
+    string,
+    { value: string; source: string | null; ttlSeconds: number; requiresVerification: boolean }
+  >();
   for (const [name, update] of entries) {
     const path = ["variable_updates", name];
     checkVariableName(issues, path, name, policy);
@@ -163,7 +180,7 @@ function advancedVariables(
     const value = screenVariableValue(issues, [...path, "value"], update.value, policy);
     const source =
       update.source === undefined ? null : screenVariableValue(issues, [...path, "source"], update.source, policy);
-    result.set(name, { value, source, ttlSeconds: ttl });
+    result.set(name, { value, source, ttlSeconds: ttl, requiresVerification: update.requiresVerification === true });
   }
   return result;
 }

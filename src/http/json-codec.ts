@@ -1,5 +1,14 @@
-import { create, type DescEnum, type DescField, type DescMessage, type Message, ScalarType } from "@bufbuild/protobuf";
+import {
+  create,
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  getOption,
+  type Message,
+  ScalarType,
+} from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
+import { omit_empty } from "../../gen/callercontext/v1/options_pb.ts";
 import { type FieldIssue, validationError } from "../domain/domain-error.ts";
 import { decodeIssuesKey } from "../guards/context-values.ts";
 import { domainErrorToConnect } from "../rpc/public-error.ts";
@@ -7,9 +16,12 @@ import { domainErrorToConnect } from "../rpc/public-error.ts";
 // The contract's JSON, derived from the proto descriptors, for every message:
 // snake_case names, enums as their short lower-case names ("mobile" for
 // LINE_TYPE_MOBILE), timestamps as ISO 8601 with milliseconds, unset optional
-// fields as null, implicit zero values present. Decoding is strict and reports
-// each problem with its field path instead of stopping at the first; the last
-// interceptor of the chain (strictInput, below) refuses a request with any.
+// fields as null, implicit zero values present (but for a field marked
+// omit_empty: an addition to a response the spec documents, left out while it
+// is empty, so the documented response keeps its exact shape). Decoding is
+// strict and reports each problem with its field path instead of stopping at
+// the first; the last interceptor of the chain (strictInput, below) refuses a
+// request with any.
 
 export interface JsonIssue {
   path: string[];
@@ -146,9 +158,29 @@ export function encodeMessage(desc: DescMessage, message: Message): Record<strin
   const json: Record<string, Json> = {};
   const record = message as unknown as Record<string, unknown>;
   for (const field of desc.fields) {
-    json[field.name] = encodeField(field, record[field.localName]);
+    const value = record[field.localName];
+    if (omitsEmpty(field) && isEmpty(value)) continue;
+    json[field.name] = encodeField(field, value);
   }
   return json;
+}
+
+const omitEmptyFields = new WeakMap<DescField, boolean>();
+
+function omitsEmpty(field: DescField): boolean {
+  let omits = omitEmptyFields.get(field);
+  if (omits === undefined) {
+    omits = getOption(field, omit_empty);
+    omitEmptyFields.set(field, omits);
+  }
+  return omits;
+}
+
+/** A zero value: unset, false, 0, "", an empty list or map. */
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === false || value === 0 || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === "object" && value !== null && Object.keys(value).length === 0;
 }
 
 function encodeField(field: DescField, value: unknown): Json {

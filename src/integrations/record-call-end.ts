@@ -2,6 +2,7 @@ import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { type Integration, SUMMARY_VARIABLE } from "../domain/integration.ts";
+import { MAX_SUMMARY_LENGTH } from "../domain/limits.ts";
 import type { EndEvent } from "../domain/webhook-event.ts";
 import type { WebhookDeps } from "./webhook-deps.ts";
 
@@ -13,7 +14,8 @@ export interface EndReply {
 
 /**
  * An end-of-call report: the call's end with the intent and variables the
- * integration's mapping reads from the analysis. The platform's call id makes
+ * integration's mapping reads from the analysis, and the platform's own call
+ * summary as the call's summary (recalled at the caller's next start). The platform's call id makes
  * it idempotent: a call ends once, so a retried report finds it ended and
  * changes and bills nothing.
  */
@@ -41,6 +43,7 @@ export async function recordCallEnd(
       variables,
       intentUpdates: [],
       variableUpdates: {},
+      summary: event.summary === undefined ? undefined : cutToLength(event.summary, MAX_SUMMARY_LENGTH),
     });
     return { call_id: event.callId, status: "saved" };
   } catch (error) {
@@ -53,6 +56,14 @@ export async function recordCallEnd(
     }
     throw error;
   }
+}
+
+/** The platform writes its summary, not the client: a long one is cut rather than the whole report refused. */
+function cutToLength(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  // Not half of a surrogate pair.
+  return cut.isWellFormed() ? cut : cut.slice(0, -1);
 }
 
 /** A field's value as variable text; absent, null and empty count as unknown. */

@@ -15,6 +15,7 @@ import {
   type StartCallResponseSchema,
 } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import type {
+  CallIntent,
   IntentStatus as DomainIntentStatus,
   LineType as DomainLineType,
   EndCallInput,
@@ -79,9 +80,15 @@ export function endRequestToInput(request: EndCallRequest): EndCallInput {
     variableUpdates: Object.fromEntries(
       Object.entries(request.variableUpdates).map(([name, update]) => [
         name,
-        { value: update.value, source: update.source, ttlSeconds: update.ttlSeconds },
+        {
+          value: update.value,
+          source: update.source,
+          ttlSeconds: update.ttlSeconds,
+          requiresVerification: update.requiresVerification,
+        },
       ]),
     ),
+    summary: request.summary,
   };
 }
 
@@ -110,7 +117,21 @@ function callerContextFields(result: StartCallResult) {
       attemptCount: intent.attemptCount,
     })),
     variables: variablesToProto(result.variables),
+    recentCalls: result.recentCalls.map((call) => ({
+      callStart: timestampFromMs(call.callStart.getTime()),
+      callEnd: timestampFromMs(call.callEnd.getTime()),
+      intents: callIntentsToProto(call.intents),
+      summary: call.summary,
+    })),
+    heldBackVariables: [...result.heldBackVariables],
   };
+}
+
+export function callIntentsToProto(intents: readonly CallIntent[]) {
+  return intents.map((intent) => ({
+    intent: intent.intent,
+    status: intent.status === "resolved" ? IntentStatus.RESOLVED : IntentStatus.OPEN,
+  }));
 }
 
 /** Stored variables as start returns them: an unset source is JSON null. */
@@ -118,7 +139,12 @@ export function variablesToProto(variables: StartCallResult["variables"]) {
   return Object.fromEntries(
     Object.entries(variables).map(([name, variable]) => [
       name,
-      { value: variable.value, source: variable.source ?? undefined, ttlSeconds: variable.ttlSeconds },
+      {
+        value: variable.value,
+        source: variable.source ?? undefined,
+        ttlSeconds: variable.ttlSeconds,
+        requiresVerification: variable.requiresVerification,
+      },
     ]),
   );
 }

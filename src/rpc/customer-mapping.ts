@@ -3,7 +3,7 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { IntentStatus } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import type { CustomerSummarySchema } from "../../gen/callercontext/v1/customers_pb.ts";
 import type { CustomerRecord, CustomerSummary } from "../domain/customer.ts";
-import { variablesToProto } from "./call-mapping.ts";
+import { callIntentsToProto, variablesToProto } from "./call-mapping.ts";
 
 // domain → proto for customer records. GetCustomerResponse,
 // MergeCustomersResponse and UnlinkIdentifierResponse share their fields.
@@ -38,6 +38,8 @@ export function customerRecordToProto(record: CustomerRecord) {
       callStart: timestampFromMs(call.callStart.getTime()),
       callEnd: call.callEnd === null ? undefined : timestampFromMs(call.callEnd.getTime()),
       durationSeconds: call.callEnd === null ? undefined : (call.callEnd.getTime() - call.callStart.getTime()) / 1000,
+      summary: call.summary ?? undefined,
+      intents: callIntentsToProto(call.intents),
     })),
   };
 }

@@ -77,11 +77,14 @@ export async function mergeCustomers(
     `.execute(trx);
     await mergeIntents(trx, survivorId, fromId);
     await sql`
-      insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
-      select ${s}, name, value, source, ttl_seconds, updated_at, expires_at from variables where customer_id = ${f}
+      insert into variables
+        (customer_id, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification)
+      select ${s}, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification
+      from variables where customer_id = ${f}
       on conflict (customer_id, name) do update set
         value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
-        updated_at = excluded.updated_at, expires_at = excluded.expires_at
+        updated_at = excluded.updated_at, expires_at = excluded.expires_at,
+        requires_verification = excluded.requires_verification
         where excluded.updated_at > variables.updated_at
     `.execute(trx);
     await sql`update customer_aliases set customer_id = ${s} where customer_id = ${f}`.execute(trx);

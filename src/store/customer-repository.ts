@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { OpenIntent, StoredVariable } from "../domain/call.ts";
+import type { CallIntent, OpenIntent, StoredVariable } from "../domain/call.ts";
 import {
   type CustomerIdentifier,
   type CustomerRecord,
@@ -49,7 +49,13 @@ export async function readCustomerRecord(
       resolvedAt: string;
     }[];
     variables: Record<string, StoredVariable>;
-    calls: { callId: string; callStart: string; callEnd: string | null }[];
+    calls: {
+      callId: string;
+      callStart: string;
+      callEnd: string | null;
+      summary: string | null;
+      intents: CallIntent[] | null;
+    }[];
   }>`
     select c.id, c.created_at, c.last_call_at,
       coalesce((
@@ -66,12 +72,12 @@ export async function readCustomerRecord(
           order by updated_at desc, name)
         from intents where customer_id = c.id and status = 'resolved'
       ), '[]') as resolved_intents,
-      ${contextColumns(sql`c.id`, now, true)},
+      ${contextColumns(sql`c.id`, now, { readContext: true, verified: true })},
       coalesce((
-        select json_agg(json_build_object('callId', call_id, 'callStart', call_start, 'callEnd', call_end)
-          order by call_start desc, call_id)
+        select json_agg(json_build_object('callId', call_id, 'callStart', call_start, 'callEnd', call_end,
+          'summary', summary, 'intents', intents) order by call_start desc, call_id)
         from (
-          select call_id, call_start, call_end from calls where customer_id = c.id
+          select call_id, call_start, call_end, summary, intents from calls where customer_id = c.id
           order by call_start desc, call_id limit ${RECORD_CALLS}
         ) latest
       ), '[]') as calls
@@ -93,6 +99,8 @@ export async function readCustomerRecord(
       callId: call.callId,
       callStart: new Date(call.callStart),
       callEnd: call.callEnd === null ? null : new Date(call.callEnd),
+      summary: call.summary,
+      intents: call.intents ?? [],
     })),
   };
 }

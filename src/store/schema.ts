@@ -80,6 +80,10 @@ export interface CallTable {
   call_end: Timestamp | null;
   /** The caller's number at start (its normalised key), if it sent one. */
   ani: string | null;
+  /** The summary the call's end sent (migration 0016). */
+  summary: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The intents the call's end saved, [{intent, status}] (migration 0016). */
+  intents: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface IntentTable {
@@ -100,6 +104,8 @@ export interface VariableTable {
   ttl_seconds: number;
   updated_at: Timestamp;
   expires_at: Timestamp;
+  /** Shared only with a verified caller (migration 0016). */
+  requires_verification: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface IdempotencyKeyTable {

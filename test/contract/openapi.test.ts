@@ -46,13 +46,13 @@ describe("the OpenAPI document (gen/openapi.json)", () => {
 
   test("describes the contract's JSON: snake_case, short enum names, null for an unset source", () => {
     const { schemas } = openApiDocument.components;
+    const specFields = ["call_id", "customer_ref", "call_start", "identity", "open_intents", "variables"];
+    // The specification's fields, always present; the service's additions (omit_empty) only when not empty.
+    expect(schemas.StartCallResponse.required).toEqual(specFields);
     expect(Object.keys(schemas.StartCallResponse.properties)).toEqual([
-      "call_id",
-      "customer_ref",
-      "call_start",
-      "identity",
-      "open_intents",
-      "variables",
+      ...specFields,
+      "recent_calls",
+      "held_back_variables",
     ]);
     expect(schemas.StartCallResponse.properties.call_start).toEqual({ type: ["string", "null"], format: "date-time" });
     const lineType = schemas.TelcoInput.properties.line_type;

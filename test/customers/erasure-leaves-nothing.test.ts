@@ -73,7 +73,11 @@ test("an erased customer's data is in no column of any table", async () => {
           resolution: { type: "ticket", external_reference: `T-${marker}` },
         },
       ],
-      variable_updates: { note: { value: `value-${marker}`, source: `agent-${marker}` } },
+      variable_updates: {
+        note: { value: `value-${marker}`, source: `agent-${marker}` },
+        home: { value: `home-${marker}`, requires_verification: true },
+      },
+      summary: `summary-${marker}`,
     },
     { "idempotency-key": `key-${marker}` },
   );
@@ -93,7 +97,17 @@ test("an erased customer's data is in no column of any table", async () => {
     200,
   );
 
-  const needles = [ani, "+14155559877", crm, `O-${marker}`, `value-${marker}`, `intent-${marker}`, `done-${marker}`];
+  const needles = [
+    ani,
+    "+14155559877",
+    crm,
+    `O-${marker}`,
+    `value-${marker}`,
+    `home-${marker}`,
+    `intent-${marker}`,
+    `done-${marker}`,
+    `summary-${marker}`,
+  ];
   const refs = [ref, other.body.customer_ref as string];
   const before = await columnsHolding([...needles, ...refs]);
   expect(before).toEqual(
@@ -101,6 +115,8 @@ test("an erased customer's data is in no column of any table", async () => {
       "customer_identifiers.value",
       "variables.value",
       "intents.name",
+      "calls.summary",
+      "calls.intents",
       "customer_aliases.alias_id",
     ]),
   );

@@ -33,12 +33,17 @@ describe("customers and integrations in a browser", () => {
       intent: "billing_dispute",
       intent_status: "open",
       variables: { plan: "gold" },
+      summary: "Disputed the March charge; a refund review was opened.",
     });
     expect(ended.status).toBe(200);
     const otherHints = { identity_hints: { external_ids: { loyalty: "L-7" } } };
     const other = await post(env.server.url, "/v1/calls/start", key, { call_id: "rec-2", ...otherHints });
     const otherRef: string = other.body.customer_ref;
-    await post(env.server.url, "/v1/calls/end", key, { call_id: "rec-2", customer_ref: otherRef });
+    await post(env.server.url, "/v1/calls/end", key, {
+      call_id: "rec-2",
+      customer_ref: otherRef,
+      variable_updates: { home_address: { value: "12 Acacia Avenue", requires_verification: true } },
+    });
     expect(otherRef).not.toBe(ref);
 
     // Production data is apart: the test customer is not found there.
@@ -56,7 +61,16 @@ describe("customers and integrations in a browser", () => {
     await env.browser.screenshot("customers-search");
     await page.getByRole("link", { name: "Open" }).click();
     const main = page.locator("main");
-    for (const text of [ref, "+14155550123", "crm_id:42", "billing_dispute", "gold", "rec-1"]) {
+    for (const text of [
+      ref,
+      "+14155550123",
+      "crm_id:42",
+      "billing_dispute",
+      "gold",
+      "rec-1",
+      "Disputed the March charge; a refund review was opened.",
+      "billing_dispute (open)",
+    ]) {
       expect(await main.textContent()).toContain(text);
     }
 
@@ -66,6 +80,8 @@ describe("customers and integrations in a browser", () => {
     await env.browser.screenshot("customers-merge-confirm");
     await page.getByRole("button", { name: "Merge" }).click();
     expect(await main.textContent()).toContain("loyalty:L-7");
+    // The merged record's variable that only a verified caller hears is marked so.
+    expect(await main.getByText("12 Acacia Avenue").textContent()).toContain("Verified callers only");
     await env.browser.screenshot("customers-record");
 
     // Unlink the number: a search by it finds no one; the record keeps its external ids.

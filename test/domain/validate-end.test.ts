@@ -60,8 +60,8 @@ describe("validateEndCall: simple form", () => {
   test("variables get source null and the default ttl of 2592000 seconds", () => {
     const command = validateEndCall(end({ variables: { preferred_name: "Ann", plan: "gold" } }), "reject");
     expect([...command.variables]).toEqual([
-      ["preferred_name", { value: "Ann", source: null, ttlSeconds: 2_592_000 }],
-      ["plan", { value: "gold", source: null, ttlSeconds: 2_592_000 }],
+      ["preferred_name", { value: "Ann", source: null, ttlSeconds: 2_592_000, requiresVerification: false }],
+      ["plan", { value: "gold", source: null, ttlSeconds: 2_592_000, requiresVerification: false }],
     ]);
   });
 
@@ -130,8 +130,18 @@ describe("validateEndCall: advanced form", () => {
       }),
       "reject",
     );
-    expect(command.variables.get("plan")).toEqual({ value: "gold", source: "crm", ttlSeconds: 3600 });
-    expect(command.variables.get("note")).toEqual({ value: "called twice", source: null, ttlSeconds: 2_592_000 });
+    expect(command.variables.get("plan")).toEqual({
+      value: "gold",
+      source: "crm",
+      ttlSeconds: 3600,
+      requiresVerification: false,
+    });
+    expect(command.variables.get("note")).toEqual({
+      value: "called twice",
+      source: null,
+      ttlSeconds: 2_592_000,
+      requiresVerification: false,
+    });
   });
 
   test.each([0, -1, 7_776_001, 1.5])("ttl_seconds %s is an issue at its path", (ttlSeconds) => {
@@ -203,7 +213,12 @@ describe("validateEndCall: advanced form", () => {
       end({ variableUpdates: { ssn: { value: "123-45-6789", source: "agent" } } }),
       "redact",
     );
-    expect(command.variables.get("ssn")).toEqual({ value: "[REDACTED]", source: "agent", ttlSeconds: 2_592_000 });
+    expect(command.variables.get("ssn")).toEqual({
+      value: "[REDACTED]",
+      source: "agent",
+      ttlSeconds: 2_592_000,
+      requiresVerification: false,
+    });
   });
 });
 
@@ -226,5 +241,34 @@ describe("validateEndCall: forms", () => {
     const command = validateEndCall(end({}), "reject");
     expect(command.intents).toEqual([]);
     expect(command.variables.size).toBe(0);
+  });
+});
+
+describe("validateEndCall: summary", () => {
+  test("4,000 characters are kept, 4,001 are too long", () => {
+    expect(validateEndCall(end({ summary: "s".repeat(4000) }), "reject").summary).toHaveLength(4000);
+    expect(issuesOf(end({ summary: "s".repeat(4001) }))).toEqual([
+      { path: ["summary"], message: "Must be at most 4000 characters" },
+    ]);
+  });
+
+  test("a blank summary is no summary", () => {
+    expect(validateEndCall(end({ summary: "  " }), "reject")).not.toHaveProperty("summary");
+  });
+
+  test("a card number is refused under reject and the whole summary redacted under redact", () => {
+    expect(paths(issuesOf(end({ summary: `Paid with ${CARD}` })))).toEqual([["summary"]]);
+    expect(validateEndCall(end({ summary: `Paid with ${CARD}` }), "redact").summary).toBe("[REDACTED]");
+  });
+
+  test("requires_verification is carried by the advanced form and false in the simple one", () => {
+    const advanced = validateEndCall(
+      end({ variableUpdates: { home: { value: "x", requiresVerification: true }, plan: { value: "gold" } } }),
+      "reject",
+    );
+    expect(advanced.variables.get("home")?.requiresVerification).toBe(true);
+    expect(advanced.variables.get("plan")?.requiresVerification).toBe(false);
+    const simple = validateEndCall(end({ variables: { plan: "gold" } }), "reject");
+    expect(simple.variables.get("plan")?.requiresVerification).toBe(false);
   });
 });

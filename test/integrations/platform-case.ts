@@ -40,8 +40,13 @@ export interface PlatformCase {
   /** The call id in the fixtures, replaced per test so calls stay distinct. */
   readonly fixtureCallId?: string;
   readonly caller: string;
-  /** The mapped variable the end fixture saves, and its value. */
-  readonly saved: { readonly intent: string; readonly variable: string; readonly value: string };
+  /** The mapped variable the end fixture saves, and its value; the platform's own summary of the call. */
+  readonly saved: {
+    readonly intent: string;
+    readonly variable: string;
+    readonly value: string;
+    readonly summary: string;
+  };
   headers(signing: Signing): Promise<Record<string, string>>;
   /** The same request with a wrong credential. */
   badHeaders(signing: Signing): Promise<Record<string, string>>;
@@ -98,7 +103,12 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     contentType: JSON_TYPE,
     fixtureCallId: "0f3a3c1e-6a55-4d35-9a8b-2c1e8f4b7d10",
     caller: "+14155550123",
-    saved: { intent: "billing_dispute", variable: "var_plan", value: "gold" },
+    saved: {
+      intent: "billing_dispute",
+      variable: "var_plan",
+      value: "gold",
+      summary: "The caller reported a double charge on the gold plan; a refund review was opened.",
+    },
     headers: async ({ secrets }) => ({ "x-vapi-secret": secrets.webhookSecret }),
     badHeaders: async () => ({ "x-vapi-secret": "not-the-secret" }),
     variablesOf: (reply) => reply.assistantOverrides.variableValues,
@@ -123,7 +133,12 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     }),
     contentType: JSON_TYPE,
     caller: "+12137771234",
-    saved: { intent: "reschedule_delivery", variable: "var_delivery_day", value: "Friday" },
+    saved: {
+      intent: "reschedule_delivery",
+      variable: "var_delivery_day",
+      value: "Friday",
+      summary: "The caller asked to move a delivery to Friday; the agent confirmed the new date.",
+    },
     headers: async ({ payload, secrets, nowMs }) => ({
       "x-retell-signature": await retellSignature.sign(payload, secrets.signingSecret, nowMs),
     }),
@@ -174,7 +189,12 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     contentType: JSON_TYPE,
     fixtureCallId: "CA7f3c2b1a0e9d8c7b6a5f4e3d2c1b0a99",
     caller: "+447700900123",
-    saved: { intent: "router_fault", variable: "var_router_model", value: "HX-300" },
+    saved: {
+      intent: "router_fault",
+      variable: "var_router_model",
+      value: "HX-300",
+      summary: "The customer reported that the HX-300 router keeps dropping the connection.",
+    },
     headers: async (signing) =>
       signing.kind === "inbound"
         ? bearer(signing.secrets.webhookSecret)
@@ -211,7 +231,12 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     contentType: FORM_TYPE,
     fixtureCallId: "CA5d2e7f9a1b3c4d5e6f708192a3b4c5d6",
     caller: "+13105550177",
-    saved: { intent: "order_status", variable: "var_order_number", value: "A-10442" },
+    saved: {
+      intent: "order_status",
+      variable: "var_order_number",
+      value: "A-10442",
+      summary: "The caller asked where order A-10442 is.",
+    },
     headers: async (signing) => twilioSignature(signing.secrets.signingSecret, signing),
     badHeaders: async (signing) => twilioSignature("fedcba9876543210fedcba9876543210", signing),
     variablesOf: (reply) => reply,
@@ -243,7 +268,14 @@ export const PLATFORM_CASES: readonly PlatformCase[] = [
     contentType: JSON_TYPE,
     fixtureCallId: "v3:u5OAKGEPT3Dx8SZSSDRWEMdNH2OripQhO",
     caller: "+13125550148",
-    saved: { intent: "appointment_change", variable: "var_clinic", value: "Lakeview" },
+    saved: {
+      intent: "appointment_change",
+      variable: "var_clinic",
+      value: "Lakeview",
+      summary:
+        "The caller wanted to move Thursday's appointment at the Lakeview clinic to next week; " +
+        "the assistant could not find a free slot and promised a call back.",
+    },
     headers: async ({ payload, nowMs }) => telnyxHeaders(payload, TELNYX_KEYS, nowMs),
     badHeaders: async ({ payload, nowMs }) => telnyxHeaders(payload, OTHER_TELNYX_KEYS, nowMs),
     variablesOf: (reply) => reply.dynamic_variables,

@@ -15,9 +15,11 @@ const fixture = useTestServer();
 const BASE_VARIABLES = [
   "caller_context",
   "customer_ref",
+  "held_back_variables",
   "identity_confidence",
   "identity_level",
   "identity_recommendation",
+  "last_call_summary",
   "no_context_reason",
   "open_intents",
 ];

@@ -42,6 +42,12 @@ const FIELDS: readonly { name: string; end: (text: string) => object; path: stri
     }),
     path: ["intent_updates", "0", "resolution", "external_reference"],
   },
+  { name: "a summary", end: (text) => ({ summary: `The caller read out ${text}.` }), path: ["summary"] },
+  {
+    name: "a summary beside the advanced form",
+    end: (text) => ({ intent_updates: [{ intent: "refund", status: "open" }], summary: `Card ${text}` }),
+    path: ["summary"],
+  },
   {
     name: "a resolution's type",
     end: (text) => ({

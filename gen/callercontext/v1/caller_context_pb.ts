@@ -13,7 +13,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/caller_context.proto.
  */
 export const file_callercontext_v1_caller_context: GenFile = /*@__PURE__*/
-  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIoIBCgVUZWxjbxItCglsaW5lX3R5cGUYASABKA4yGi5jYWxsZXJjb250ZXh0LnYxLkxpbmVUeXBlEhgKC2F0dGVzdGF0aW9uGAIgASgJSACIAQESFAoHdmVyc3RhdBgDIAEoCUgBiAEBQg4KDF9hdHRlc3RhdGlvbkIKCghfdmVyc3RhdCLhAgoRU3RhcnRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJFCgl2YXJpYWJsZXMYBiADKAsyMi5jYWxsZXJjb250ZXh0LnYxLlN0YXJ0Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5GkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIpkBCghJZGVudGl0eRISCgpjb25maWRlbmNlGAEgASgBEi4KBWxldmVsGAIgASgOMh8uY2FsbGVyY29udGV4dC52MS5JZGVudGl0eUxldmVsEg8KB3NvdXJjZXMYAyADKAkSOAoOcmVjb21tZW5kYXRpb24YBCABKA4yIC5jYWxsZXJjb250ZXh0LnYxLlJlY29tbWVuZGF0aW9uImMKCk9wZW5JbnRlbnQSDgoGaW50ZW50GAEgASgJEi4KBnN0YXR1cxgCIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEhUKDWF0dGVtcHRfY291bnQYAyABKA0iTgoIVmFyaWFibGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESEwoLdHRsX3NlY29uZHMYAyABKA1CCQoHX3NvdXJjZSK2BAoORW5kQ2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRIZCgxjdXN0b21lcl9yZWYYAiABKAlIAIgBARI3Cg5pZGVudGl0eV9oaW50cxgDIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxITCgZpbnRlbnQYBCABKAlIAYgBARI1Cg1pbnRlbnRfc3RhdHVzGAUgASgOMh4uY2FsbGVyY29udGV4dC52MS5JbnRlbnRTdGF0dXMSQgoJdmFyaWFibGVzGAYgAygLMi8uY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZXNFbnRyeRI2Cg5pbnRlbnRfdXBkYXRlcxgHIAMoCzIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50VXBkYXRlEk8KEHZhcmlhYmxlX3VwZGF0ZXMYCCADKAsyNS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXF1ZXN0LlZhcmlhYmxlVXBkYXRlc0VudHJ5GjAKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaWAoUVmFyaWFibGVVcGRhdGVzRW50cnkSCwoDa2V5GAEgASgJEi8KBXZhbHVlGAIgASgLMiAuY2FsbGVyY29udGV4dC52MS5WYXJpYWJsZVVwZGF0ZToCOAFCDwoNX2N1c3RvbWVyX3JlZkIJCgdfaW50ZW50IoABCgxJbnRlbnRVcGRhdGUSDgoGaW50ZW50GAEgASgJEi4KBnN0YXR1cxgCIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEjAKCnJlc29sdXRpb24YAyABKAsyHC5jYWxsZXJjb250ZXh0LnYxLlJlc29sdXRpb24iNgoKUmVzb2x1dGlvbhIMCgR0eXBlGAEgASgJEhoKEmV4dGVybmFsX3JlZmVyZW5jZRgCIAEoCSJpCg5WYXJpYWJsZVVwZGF0ZRINCgV2YWx1ZRgBIAEoCRITCgZzb3VyY2UYAiABKAlIAIgBARIYCgt0dGxfc2Vjb25kcxgDIAEoDUgBiAEBQgkKB19zb3VyY2VCDgoMX3R0bF9zZWNvbmRzIuQBCg9FbmRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGR1cmF0aW9uX3NlY29uZHMYBSABKAESFwoPaW50ZW50c191cGRhdGVkGAYgASgNEhkKEXZhcmlhYmxlc191cGRhdGVkGAcgASgNInEKE0lkZW50aWZ5Q2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRI3Cg5pZGVudGl0eV9oaW50cxgCIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxIQCgh2ZXJpZmllZBgDIAEoCCLnAgoUSWRlbnRpZnlDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJICgl2YXJpYWJsZXMYBiADKAsyNS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5GkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIhEKD0dldFVzYWdlUmVxdWVzdCKsAQoQR2V0VXNhZ2VSZXNwb25zZRIMCgR0aWVyGAEgASgJEjQKCnJhdGVfbGltaXQYAiABKAsyIC5jYWxsZXJjb250ZXh0LnYxLlJhdGVMaW1pdFVzYWdlEisKBXF1b3RhGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5RdW90YVVzYWdlEicKA2tleRgEIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuS2V5VXNhZ2UiYAoOUmF0ZUxpbWl0VXNhZ2USDQoFbGltaXQYASABKA0SEQoJcmVtYWluaW5nGAIgASgNEiwKCHJlc2V0X2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCgpRdW90YVVzYWdlEhEKCXJlbWFpbmluZxgBIAEoDRItCglyZW5ld3NfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiQKCEtleVVzYWdlEgoKAmlkGAEgASgJEgwKBGtpbmQYAiABKAkqfgoITGluZVR5cGUSGQoVTElORV9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQTElORV9UWVBFX01PQklMRRABEhYKEkxJTkVfVFlQRV9MQU5ETElORRACEhIKDkxJTkVfVFlQRV9WT0lQEAMSFQoRTElORV9UWVBFX1VOS05PV04QBCqZAQoNSWRlbnRpdHlMZXZlbBIeChpJREVOVElUWV9MRVZFTF9VTlNQRUNJRklFRBAAEhYKEklERU5USVRZX0xFVkVMX0xPVxABEhkKFUlERU5USVRZX0xFVkVMX01FRElVTRACEhcKE0lERU5USVRZX0xFVkVMX0hJR0gQAxIcChhJREVOVElUWV9MRVZFTF9WRVJZX0hJR0gQBCqBAQoOUmVjb21tZW5kYXRpb24SHgoaUkVDT01NRU5EQVRJT05fVU5TUEVDSUZJRUQQABIYChRSRUNPTU1FTkRBVElPTl9SRVVTRRABEhoKFlJFQ09NTUVOREFUSU9OX0NPTkZJUk0QAhIZChVSRUNPTU1FTkRBVElPTl9JR05PUkUQAyphCgxJbnRlbnRTdGF0dXMSHQoZSU5URU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEklOVEVOVF9TVEFUVVNfT1BFThABEhoKFklOVEVOVF9TVEFUVVNfUkVTT0xWRUQQAjL1AwoUQ2FsbGVyQ29udGV4dFNlcnZpY2USdQoJU3RhcnRDYWxsEiIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZSIfirUYFwoEUE9TVBIPL3YxL2NhbGxzL3N0YXJ0mLUYARJ1CgdFbmRDYWxsEiAuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdBohLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlc3BvbnNlIiWKtRgVCgRQT1NUEg0vdjEvY2FsbHMvZW5kmLUYAqC1GAGwtRgBEoEBCgxJZGVudGlmeUNhbGwSJS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlcXVlc3QaJi5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvdjEvY2FsbHMvaWRlbnRpZnmYtRgBEmsKCEdldFVzYWdlEiEuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlcXVlc3QaIi5jYWxsZXJjb250ZXh0LnYxLkdldFVzYWdlUmVzcG9uc2UiGIq1GBAKA0dFVBIJL3YxL3VzYWdlkLUYBGIGcHJvdG8z", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
+  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIoIBCgVUZWxjbxItCglsaW5lX3R5cGUYASABKA4yGi5jYWxsZXJjb250ZXh0LnYxLkxpbmVUeXBlEhgKC2F0dGVzdGF0aW9uGAIgASgJSACIAQESFAoHdmVyc3RhdBgDIAEoCUgBiAEBQg4KDF9hdHRlc3RhdGlvbkIKCghfdmVyc3RhdCK+AwoRU3RhcnRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJFCgl2YXJpYWJsZXMYBiADKAsyMi5jYWxsZXJjb250ZXh0LnYxLlN0YXJ0Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5EjgKDHJlY2VudF9jYWxscxgHIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVjZW50Q2FsbEIEqLsYARIhChNoZWxkX2JhY2tfdmFyaWFibGVzGAggAygJQgSouxgBGkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIpkBCghJZGVudGl0eRISCgpjb25maWRlbmNlGAEgASgBEi4KBWxldmVsGAIgASgOMh8uY2FsbGVyY29udGV4dC52MS5JZGVudGl0eUxldmVsEg8KB3NvdXJjZXMYAyADKAkSOAoOcmVjb21tZW5kYXRpb24YBCABKA4yIC5jYWxsZXJjb250ZXh0LnYxLlJlY29tbWVuZGF0aW9uImMKCk9wZW5JbnRlbnQSDgoGaW50ZW50GAEgASgJEi4KBnN0YXR1cxgCIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEhUKDWF0dGVtcHRfY291bnQYAyABKA0icwoIVmFyaWFibGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESEwoLdHRsX3NlY29uZHMYAyABKA0SIwoVcmVxdWlyZXNfdmVyaWZpY2F0aW9uGAQgASgIQgSouxgBQgkKB19zb3VyY2UiqgEKClJlY2VudENhbGwSLgoKY2FsbF9zdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KB2ludGVudHMYAyADKAsyHC5jYWxsZXJjb250ZXh0LnYxLkNhbGxJbnRlbnQSDwoHc3VtbWFyeRgEIAEoCSJMCgpDYWxsSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cyLYBAoORW5kQ2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRIZCgxjdXN0b21lcl9yZWYYAiABKAlIAIgBARI3Cg5pZGVudGl0eV9oaW50cxgDIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxITCgZpbnRlbnQYBCABKAlIAYgBARI1Cg1pbnRlbnRfc3RhdHVzGAUgASgOMh4uY2FsbGVyY29udGV4dC52MS5JbnRlbnRTdGF0dXMSQgoJdmFyaWFibGVzGAYgAygLMi8uY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZXNFbnRyeRI2Cg5pbnRlbnRfdXBkYXRlcxgHIAMoCzIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50VXBkYXRlEk8KEHZhcmlhYmxlX3VwZGF0ZXMYCCADKAsyNS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXF1ZXN0LlZhcmlhYmxlVXBkYXRlc0VudHJ5EhQKB3N1bW1hcnkYCSABKAlIAogBARowCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlgKFFZhcmlhYmxlVXBkYXRlc0VudHJ5EgsKA2tleRgBIAEoCRIvCgV2YWx1ZRgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGVVcGRhdGU6AjgBQg8KDV9jdXN0b21lcl9yZWZCCQoHX2ludGVudEIKCghfc3VtbWFyeSKAAQoMSW50ZW50VXBkYXRlEg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uIjYKClJlc29sdXRpb24SDAoEdHlwZRgBIAEoCRIaChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAkiiAEKDlZhcmlhYmxlVXBkYXRlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhgKC3R0bF9zZWNvbmRzGAMgASgNSAGIAQESHQoVcmVxdWlyZXNfdmVyaWZpY2F0aW9uGAQgASgIQgkKB19zb3VyY2VCDgoMX3R0bF9zZWNvbmRzIuQBCg9FbmRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGR1cmF0aW9uX3NlY29uZHMYBSABKAESFwoPaW50ZW50c191cGRhdGVkGAYgASgNEhkKEXZhcmlhYmxlc191cGRhdGVkGAcgASgNInEKE0lkZW50aWZ5Q2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRI3Cg5pZGVudGl0eV9oaW50cxgCIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxIQCgh2ZXJpZmllZBgDIAEoCCLEAwoUSWRlbnRpZnlDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJICgl2YXJpYWJsZXMYBiADKAsyNS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5EjgKDHJlY2VudF9jYWxscxgHIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVjZW50Q2FsbEIEqLsYARIhChNoZWxkX2JhY2tfdmFyaWFibGVzGAggAygJQgSouxgBGkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIhEKD0dldFVzYWdlUmVxdWVzdCKsAQoQR2V0VXNhZ2VSZXNwb25zZRIMCgR0aWVyGAEgASgJEjQKCnJhdGVfbGltaXQYAiABKAsyIC5jYWxsZXJjb250ZXh0LnYxLlJhdGVMaW1pdFVzYWdlEisKBXF1b3RhGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5RdW90YVVzYWdlEicKA2tleRgEIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuS2V5VXNhZ2UiYAoOUmF0ZUxpbWl0VXNhZ2USDQoFbGltaXQYASABKA0SEQoJcmVtYWluaW5nGAIgASgNEiwKCHJlc2V0X2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCgpRdW90YVVzYWdlEhEKCXJlbWFpbmluZxgBIAEoDRItCglyZW5ld3NfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiQKCEtleVVzYWdlEgoKAmlkGAEgASgJEgwKBGtpbmQYAiABKAkqfgoITGluZVR5cGUSGQoVTElORV9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQTElORV9UWVBFX01PQklMRRABEhYKEkxJTkVfVFlQRV9MQU5ETElORRACEhIKDkxJTkVfVFlQRV9WT0lQEAMSFQoRTElORV9UWVBFX1VOS05PV04QBCqZAQoNSWRlbnRpdHlMZXZlbBIeChpJREVOVElUWV9MRVZFTF9VTlNQRUNJRklFRBAAEhYKEklERU5USVRZX0xFVkVMX0xPVxABEhkKFUlERU5USVRZX0xFVkVMX01FRElVTRACEhcKE0lERU5USVRZX0xFVkVMX0hJR0gQAxIcChhJREVOVElUWV9MRVZFTF9WRVJZX0hJR0gQBCqBAQoOUmVjb21tZW5kYXRpb24SHgoaUkVDT01NRU5EQVRJT05fVU5TUEVDSUZJRUQQABIYChRSRUNPTU1FTkRBVElPTl9SRVVTRRABEhoKFlJFQ09NTUVOREFUSU9OX0NPTkZJUk0QAhIZChVSRUNPTU1FTkRBVElPTl9JR05PUkUQAyphCgxJbnRlbnRTdGF0dXMSHQoZSU5URU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEklOVEVOVF9TVEFUVVNfT1BFThABEhoKFklOVEVOVF9TVEFUVVNfUkVTT0xWRUQQAjL1AwoUQ2FsbGVyQ29udGV4dFNlcnZpY2USdQoJU3RhcnRDYWxsEiIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZSIfirUYFwoEUE9TVBIPL3YxL2NhbGxzL3N0YXJ0mLUYARJ1CgdFbmRDYWxsEiAuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdBohLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlc3BvbnNlIiWKtRgVCgRQT1NUEg0vdjEvY2FsbHMvZW5kmLUYAqC1GAGwtRgBEoEBCgxJZGVudGlmeUNhbGwSJS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlcXVlc3QaJi5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvdjEvY2FsbHMvaWRlbnRpZnmYtRgBEmsKCEdldFVzYWdlEiEuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlcXVlc3QaIi5jYWxsZXJjb250ZXh0LnYxLkdldFVzYWdlUmVzcG9uc2UiGIq1GBAKA0dFVBIJL3YxL3VzYWdlkLUYBGIGcHJvdG8z", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message callercontext.v1.StartCallRequest
@@ -157,6 +157,25 @@ export type StartCallResponse = Message<"callercontext.v1.StartCallResponse"> & 
    * @generated from field: map<string, callercontext.v1.Variable> variables = 6;
    */
   variables: { [key: string]: Variable };
+
+  /**
+   * Up to 3 of the customer's latest ended calls that saved a summary,
+   * newest first, shared under the rule the variables are (nothing when the
+   * recommendation is "ignore"). Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated callercontext.v1.RecentCall recent_calls = 7;
+   */
+  recentCalls: RecentCall[];
+
+  /**
+   * The names of stored variables saved with requires_verification that this
+   * answer holds back: the caller was matched without proof of who they are
+   * (no customer_ref sent, no identify with verified). Identify the caller
+   * with verified to hear them. Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated string held_back_variables = 8;
+   */
+  heldBackVariables: string[];
 };
 
 /**
@@ -251,6 +270,14 @@ export type Variable = Message<"callercontext.v1.Variable"> & {
    * @generated from field: uint32 ttl_seconds = 3;
    */
   ttlSeconds: number;
+
+  /**
+   * Saved with requires_verification: shared only with a verified caller.
+   * Left out of the REST JSON when false.
+   *
+   * @generated from field: bool requires_verification = 4;
+   */
+  requiresVerification: boolean;
 };
 
 /**
@@ -259,6 +286,66 @@ export type Variable = Message<"callercontext.v1.Variable"> & {
  */
 export const VariableSchema: GenMessage<Variable> = /*@__PURE__*/
   messageDesc(file_callercontext_v1_caller_context, 6);
+
+/**
+ * One earlier call of the customer, as start and identify recall it.
+ *
+ * @generated from message callercontext.v1.RecentCall
+ */
+export type RecentCall = Message<"callercontext.v1.RecentCall"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp call_start = 1;
+   */
+  callStart?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp call_end = 2;
+   */
+  callEnd?: Timestamp | undefined;
+
+  /**
+   * The intents the call's end saved, with the status it saved them in.
+   *
+   * @generated from field: repeated callercontext.v1.CallIntent intents = 3;
+   */
+  intents: CallIntent[];
+
+  /**
+   * What the call's end sent as its summary.
+   *
+   * @generated from field: string summary = 4;
+   */
+  summary: string;
+};
+
+/**
+ * Describes the message callercontext.v1.RecentCall.
+ * Use `create(RecentCallSchema)` to create a new message.
+ */
+export const RecentCallSchema: GenMessage<RecentCall> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 7);
+
+/**
+ * @generated from message callercontext.v1.CallIntent
+ */
+export type CallIntent = Message<"callercontext.v1.CallIntent"> & {
+  /**
+   * @generated from field: string intent = 1;
+   */
+  intent: string;
+
+  /**
+   * @generated from field: callercontext.v1.IntentStatus status = 2;
+   */
+  status: IntentStatus;
+};
+
+/**
+ * Describes the message callercontext.v1.CallIntent.
+ * Use `create(CallIntentSchema)` to create a new message.
+ */
+export const CallIntentSchema: GenMessage<CallIntent> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 8);
 
 /**
  * @generated from message callercontext.v1.EndCallRequest
@@ -311,6 +398,15 @@ export type EndCallRequest = Message<"callercontext.v1.EndCallRequest"> & {
    * @generated from field: map<string, callercontext.v1.VariableUpdate> variable_updates = 8;
    */
   variableUpdates: { [key: string]: VariableUpdate };
+
+  /**
+   * Either form: what the call was about, in a few sentences, at most 4000
+   * characters, screened for sensitive data as variables are. The next
+   * start of the same customer returns it in recent_calls.
+   *
+   * @generated from field: optional string summary = 9;
+   */
+  summary?: string | undefined;
 };
 
 /**
@@ -318,7 +414,7 @@ export type EndCallRequest = Message<"callercontext.v1.EndCallRequest"> & {
  * Use `create(EndCallRequestSchema)` to create a new message.
  */
 export const EndCallRequestSchema: GenMessage<EndCallRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 7);
+  messageDesc(file_callercontext_v1_caller_context, 9);
 
 /**
  * @generated from message callercontext.v1.IntentUpdate
@@ -345,7 +441,7 @@ export type IntentUpdate = Message<"callercontext.v1.IntentUpdate"> & {
  * Use `create(IntentUpdateSchema)` to create a new message.
  */
 export const IntentUpdateSchema: GenMessage<IntentUpdate> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 8);
+  messageDesc(file_callercontext_v1_caller_context, 10);
 
 /**
  * @generated from message callercontext.v1.Resolution
@@ -367,7 +463,7 @@ export type Resolution = Message<"callercontext.v1.Resolution"> & {
  * Use `create(ResolutionSchema)` to create a new message.
  */
 export const ResolutionSchema: GenMessage<Resolution> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 9);
+  messageDesc(file_callercontext_v1_caller_context, 11);
 
 /**
  * @generated from message callercontext.v1.VariableUpdate
@@ -389,6 +485,15 @@ export type VariableUpdate = Message<"callercontext.v1.VariableUpdate"> & {
    * @generated from field: optional uint32 ttl_seconds = 3;
    */
   ttlSeconds?: number | undefined;
+
+  /**
+   * Share the variable only with a verified caller: a start or identify that
+   * sent the customer_ref, or an identify with verified. Any other answer
+   * lists its name in held_back_variables instead.
+   *
+   * @generated from field: bool requires_verification = 4;
+   */
+  requiresVerification: boolean;
 };
 
 /**
@@ -396,7 +501,7 @@ export type VariableUpdate = Message<"callercontext.v1.VariableUpdate"> & {
  * Use `create(VariableUpdateSchema)` to create a new message.
  */
 export const VariableUpdateSchema: GenMessage<VariableUpdate> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 10);
+  messageDesc(file_callercontext_v1_caller_context, 12);
 
 /**
  * @generated from message callercontext.v1.EndCallResponse
@@ -443,7 +548,7 @@ export type EndCallResponse = Message<"callercontext.v1.EndCallResponse"> & {
  * Use `create(EndCallResponseSchema)` to create a new message.
  */
 export const EndCallResponseSchema: GenMessage<EndCallResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 11);
+  messageDesc(file_callercontext_v1_caller_context, 13);
 
 /**
  * @generated from message callercontext.v1.IdentifyCallRequest
@@ -476,7 +581,7 @@ export type IdentifyCallRequest = Message<"callercontext.v1.IdentifyCallRequest"
  * Use `create(IdentifyCallRequestSchema)` to create a new message.
  */
 export const IdentifyCallRequestSchema: GenMessage<IdentifyCallRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 12);
+  messageDesc(file_callercontext_v1_caller_context, 14);
 
 /**
  * The shape of StartCallResponse: who the caller is now, and their context.
@@ -513,6 +618,25 @@ export type IdentifyCallResponse = Message<"callercontext.v1.IdentifyCallRespons
    * @generated from field: map<string, callercontext.v1.Variable> variables = 6;
    */
   variables: { [key: string]: Variable };
+
+  /**
+   * Up to 3 of the customer's latest ended calls that saved a summary,
+   * newest first, shared under the rule the variables are (nothing when the
+   * recommendation is "ignore"). Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated callercontext.v1.RecentCall recent_calls = 7;
+   */
+  recentCalls: RecentCall[];
+
+  /**
+   * The names of stored variables saved with requires_verification that this
+   * answer holds back: the caller was matched without proof of who they are
+   * (no customer_ref sent, no identify with verified). Identify the caller
+   * with verified to hear them. Left out of the REST JSON when empty.
+   *
+   * @generated from field: repeated string held_back_variables = 8;
+   */
+  heldBackVariables: string[];
 };
 
 /**
@@ -520,7 +644,7 @@ export type IdentifyCallResponse = Message<"callercontext.v1.IdentifyCallRespons
  * Use `create(IdentifyCallResponseSchema)` to create a new message.
  */
 export const IdentifyCallResponseSchema: GenMessage<IdentifyCallResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 13);
+  messageDesc(file_callercontext_v1_caller_context, 15);
 
 /**
  * @generated from message callercontext.v1.GetUsageRequest
@@ -533,7 +657,7 @@ export type GetUsageRequest = Message<"callercontext.v1.GetUsageRequest"> & {
  * Use `create(GetUsageRequestSchema)` to create a new message.
  */
 export const GetUsageRequestSchema: GenMessage<GetUsageRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 14);
+  messageDesc(file_callercontext_v1_caller_context, 16);
 
 /**
  * @generated from message callercontext.v1.GetUsageResponse
@@ -565,7 +689,7 @@ export type GetUsageResponse = Message<"callercontext.v1.GetUsageResponse"> & {
  * Use `create(GetUsageResponseSchema)` to create a new message.
  */
 export const GetUsageResponseSchema: GenMessage<GetUsageResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 15);
+  messageDesc(file_callercontext_v1_caller_context, 17);
 
 /**
  * @generated from message callercontext.v1.RateLimitUsage
@@ -598,7 +722,7 @@ export type RateLimitUsage = Message<"callercontext.v1.RateLimitUsage"> & {
  * Use `create(RateLimitUsageSchema)` to create a new message.
  */
 export const RateLimitUsageSchema: GenMessage<RateLimitUsage> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 16);
+  messageDesc(file_callercontext_v1_caller_context, 18);
 
 /**
  * @generated from message callercontext.v1.QuotaUsage
@@ -622,7 +746,7 @@ export type QuotaUsage = Message<"callercontext.v1.QuotaUsage"> & {
  * Use `create(QuotaUsageSchema)` to create a new message.
  */
 export const QuotaUsageSchema: GenMessage<QuotaUsage> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 17);
+  messageDesc(file_callercontext_v1_caller_context, 19);
 
 /**
  * @generated from message callercontext.v1.KeyUsage
@@ -646,7 +770,7 @@ export type KeyUsage = Message<"callercontext.v1.KeyUsage"> & {
  * Use `create(KeyUsageSchema)` to create a new message.
  */
 export const KeyUsageSchema: GenMessage<KeyUsage> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_caller_context, 18);
+  messageDesc(file_callercontext_v1_caller_context, 20);
 
 /**
  * @generated from enum callercontext.v1.LineType

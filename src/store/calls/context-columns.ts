@@ -1,18 +1,83 @@
 import { type RawBuilder, sql } from "kysely";
+import type { OpenIntent, RecentCall, StoredVariable } from "../../domain/call.ts";
+import { RECENT_CALLS } from "../../domain/limits.ts";
+
+/** What a read of the customer's context shares. */
+export interface ContextShare {
+  /** Read anything at all (a customer the caller is not sure of gets nothing, so the context stays private). */
+  readonly readContext: boolean;
+  /** Include the variables saved with requires_verification; otherwise only their names, as held back. */
+  readonly verified: boolean;
+}
 
 /**
  * The columns that give a call the customer's context: open intents (newest
- * first) and live variables, read only when `readContext` (a customer the
- * caller is not sure of gets nothing, so the stored context stays private).
+ * first), live variables, the names of those held back from a caller not
+ * verified, and the latest calls that ended with a summary (newest first:
+ * a few entries of a partial index, calls_customer_summaries).
  */
-export function contextColumns(customer: RawBuilder<unknown> | string, now: Date, readContext: boolean) {
+export function contextColumns(customer: RawBuilder<unknown> | string, now: Date, share: ContextShare) {
+  const { readContext, verified } = share;
   return sql`
       coalesce((
         select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
         from intents where customer_id = ${customer} and status = 'open' and ${readContext}
       ), '[]') as open_intents,
       coalesce((
-        select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds) order by name)
+        select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds,
+          'requiresVerification', requires_verification) order by name)
         from variables where customer_id = ${customer} and expires_at > ${now} and ${readContext}
-      ), '{}') as variables`;
+          and (${verified} or not requires_verification)
+      ), '{}') as variables,
+      coalesce((
+        select json_agg(name order by name)
+        from variables where customer_id = ${customer} and expires_at > ${now} and ${readContext}
+          and not ${verified} and requires_verification
+      ), '[]') as held_back_variables,
+      coalesce((
+        select json_agg(json_build_object('callStart', call_start, 'callEnd', call_end,
+          'intents', coalesce(intents, '[]'), 'summary', summary) order by call_end desc)
+        from (
+          select call_start, call_end, intents, summary from calls
+          where customer_id = ${customer} and summary is not null and ${readContext}
+          order by call_end desc limit ${RECENT_CALLS}
+        ) latest
+      ), '[]') as recent_calls`;
+}
+
+/** A recent call as the context columns return it (JSON: timestamps as text). */
+export interface RecentCallJson {
+  readonly callStart: string;
+  readonly callEnd: string;
+  readonly intents: { intent: string; status: "open" | "resolved" }[];
+  readonly summary: string;
+}
+
+/** The context columns' row, read back in the domain's terms. */
+export interface ContextRow {
+  readonly open_intents: OpenIntent[];
+  readonly variables: Record<string, StoredVariable>;
+  readonly held_back_variables: string[];
+  readonly recent_calls: RecentCallJson[];
+}
+
+export function contextOf(row: ContextRow): CustomerContext {
+  return {
+    openIntents: row.open_intents,
+    variables: row.variables,
+    heldBackVariables: row.held_back_variables,
+    recentCalls: row.recent_calls.map((call) => ({
+      callStart: new Date(call.callStart),
+      callEnd: new Date(call.callEnd),
+      intents: call.intents,
+      summary: call.summary,
+    })),
+  };
+}
+
+export interface CustomerContext {
+  readonly openIntents: OpenIntent[];
+  readonly variables: Record<string, StoredVariable>;
+  readonly heldBackVariables: string[];
+  readonly recentCalls: RecentCall[];
 }

@@ -26,6 +26,7 @@ export interface EndRecord {
   readonly hints: NormalizedHints;
   readonly intents: EndCallCommand["intents"];
   readonly variables: EndCallCommand["variables"];
+  readonly summary?: string;
   readonly now: Date;
   /** The Idempotency-Key to claim, with the request's fingerprint and the key's expiry. */
   readonly idempotency?: { readonly key: string; readonly requestHash: string; readonly expiresAt: Date };
@@ -81,7 +82,8 @@ export async function recordEnd(
       ),
       closed as (
         update calls
-        set call_end = ${now}, customer_id = coalesce((select id from target), calls.customer_id)
+        set call_end = ${now}, customer_id = coalesce((select id from target), calls.customer_id),
+          summary = ${record.summary ?? null}::text, intents = ${callIntents(record)}::jsonb
         where calls.account_id = ${accountId} and calls.mode = ${mode} and calls.call_id = ${record.callId}
           and calls.call_end is null
           and (${ref}::uuid is null or exists (select 1 from target))
@@ -122,18 +124,21 @@ export async function recordEnd(
         returning 1
       ),
       saved_variables as (
-        insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
+        insert into variables
+          (customer_id, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification)
         select closed.customer_id, v.name, v.value, v.source, v.ttl_seconds, ${now},
-          ${now}::timestamptz + make_interval(secs => v.ttl_seconds)
+          ${now}::timestamptz + make_interval(secs => v.ttl_seconds), v.requires_verification
         from closed, unnest(
           ${variables.map(([name]) => name)}::text[],
           ${variables.map(([, v]) => v.value)}::text[],
           ${variables.map(([, v]) => v.source)}::text[],
-          ${variables.map(([, v]) => v.ttlSeconds)}::int[]
-        ) as v (name, value, source, ttl_seconds)
+          ${variables.map(([, v]) => v.ttlSeconds)}::int[],
+          ${variables.map(([, v]) => v.requiresVerification)}::boolean[]
+        ) as v (name, value, source, ttl_seconds, requires_verification)
         on conflict (customer_id, name) do update set
           value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
-          updated_at = excluded.updated_at, expires_at = excluded.expires_at
+          updated_at = excluded.updated_at, expires_at = excluded.expires_at,
+          requires_verification = excluded.requires_verification
         returning 1
       ),
       charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
@@ -153,6 +158,12 @@ export async function recordEnd(
     if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true };
     throw error;
   }
+}
+
+/** The intents the end saved, kept on the call row beside its summary; null when none. */
+function callIntents(record: EndRecord): string | null {
+  if (record.intents.length === 0) return null;
+  return JSON.stringify(record.intents.map((i) => ({ intent: i.intent, status: i.status ?? "open" })));
 }
 
 /** The body of the CTE `result`: the end's result, built once, for the response and for the key to replay. */

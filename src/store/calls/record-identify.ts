@@ -1,11 +1,16 @@
 import { sql } from "kysely";
-import type { OpenIntent, StoredVariable } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
-import { contextColumns } from "./context-columns.ts";
+import {
+  type ContextRow,
+  type ContextShare,
+  type CustomerContext,
+  contextColumns,
+  contextOf,
+} from "./context-columns.ts";
 import { linkIdentifiers } from "./link-statements.ts";
 
 export interface IdentifyRecord {
@@ -15,19 +20,13 @@ export interface IdentifyRecord {
   /** Link the hints' identifiers and the call's own number to the customer (a verified caller). */
   readonly link?: NormalizedHints;
   readonly now: Date;
-  /** Read the customer's open intents and live variables. */
-  readonly readContext: boolean;
+  /** What of the customer's context to read. */
+  readonly share: ContextShare;
 }
 
 export type IdentifyWrite =
   | { readonly moved: false }
-  | {
-      readonly moved: true;
-      readonly callStart: Date;
-      readonly openIntents: OpenIntent[];
-      readonly variables: Record<string, StoredVariable>;
-      readonly creditsLeft: number | null;
-    };
+  | ({ readonly moved: true; readonly callStart: Date; readonly creditsLeft: number | null } & CustomerContext);
 
 /**
  * An identification in one statement that commits on its own: the open call
@@ -50,13 +49,7 @@ export async function recordIdentify(
   const link = record.link ?? { externalIds: [] };
   const written = await writeToOutcome(
     db,
-    sql<{
-      moved: boolean;
-      call_start: Date | null;
-      open_intents: OpenIntent[];
-      variables: Record<string, StoredVariable>;
-      credits_left: number | null;
-    }>`
+    sql<{ moved: boolean; call_start: Date | null; credits_left: number | null } & ContextRow>`
     with target as (
       select id from customers where id = ${customer} and account_id = ${accountId} and mode = ${mode}
     ),
@@ -85,7 +78,7 @@ export async function recordIdentify(
     select
       ${moved} as moved,
       (select call_start from call) as call_start,
-      ${contextColumns(customer, now, record.readContext)},
+      ${contextColumns(customer, now, record.share)},
       ${creditsLeftColumn(charge, now, moved)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check
   `,
@@ -94,11 +87,5 @@ export async function recordIdentify(
   if ("refused" in written) return written;
   const row = written.rows[0];
   if (!row.moved || row.call_start === null) return { moved: false };
-  return {
-    moved: true,
-    callStart: row.call_start,
-    openIntents: row.open_intents,
-    variables: row.variables,
-    creditsLeft: row.credits_left,
-  };
+  return { moved: true, callStart: row.call_start, creditsLeft: row.credits_left, ...contextOf(row) };
 }

@@ -1,11 +1,16 @@
 import { sql } from "kysely";
-import type { OpenIntent, StoredVariable } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
-import { contextColumns } from "./context-columns.ts";
+import {
+  type ContextRow,
+  type ContextShare,
+  type CustomerContext,
+  contextColumns,
+  contextOf,
+} from "./context-columns.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
 export interface StartRecord {
@@ -16,19 +21,13 @@ export interface StartRecord {
   readonly now: Date;
   /** A call_id last started before this may be used again. */
   readonly reusableBefore: Date;
-  /** Read the customer's open intents and live variables. */
-  readonly readContext: boolean;
+  /** What of the customer's context to read. */
+  readonly share: ContextShare;
 }
 
 export type StartWrite =
   /** The call_id is taken: nothing was written. */
-  | { readonly started: false }
-  | {
-      readonly started: true;
-      readonly openIntents: OpenIntent[];
-      readonly variables: Record<string, StoredVariable>;
-      readonly creditsLeft: number | null;
-    };
+  { readonly started: false } | ({ readonly started: true; readonly creditsLeft: number | null } & CustomerContext);
 
 /**
  * Everything a start writes, and the context it reads, in one statement that
@@ -50,17 +49,13 @@ export async function recordStart(
   const started = sql`exists (select 1 from call)`;
   const written = await writeToOutcome(
     db,
-    sql<{
-      started: boolean;
-      open_intents: OpenIntent[];
-      variables: Record<string, StoredVariable>;
-      credits_left: number | null;
-    }>`
+    sql<{ started: boolean; credits_left: number | null } & ContextRow>`
     with call as (
       insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
       values (${accountId}, ${mode}, ${record.callId}, ${customerId}, ${now}, null, ${record.hints.aniKey ?? null}::text)
       on conflict (account_id, mode, call_id) do update
-        set customer_id = excluded.customer_id, call_start = excluded.call_start, call_end = null, ani = excluded.ani
+        set customer_id = excluded.customer_id, call_start = excluded.call_start, call_end = null, ani = excluded.ani,
+          summary = null, intents = null
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),
@@ -79,7 +74,7 @@ export async function recordStart(
     charged as (${chargeCte(charge, now, started, ["new_customer", "seen_customer", "identifiers", "dialled"])})
     select
       ${started} as started,
-      ${contextColumns(customerId, now, record.readContext)},
+      ${contextColumns(customerId, now, record.share)},
       ${creditsLeftColumn(charge, now, started)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check
   `,
@@ -88,5 +83,5 @@ export async function recordStart(
   if ("refused" in written) return written;
   const row = written.rows[0];
   if (!row.started) return { started: false };
-  return { started: true, openIntents: row.open_intents, variables: row.variables, creditsLeft: row.credits_left };
+  return { started: true, creditsLeft: row.credits_left, ...contextOf(row) };
 }
