@@ -1,5 +1,6 @@
 import type { InflightQueryAbortStrategy } from "kysely";
 import type { Clock } from "../domain/clock.ts";
+import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Db } from "../store/engine/database.ts";
 
@@ -12,4 +13,6 @@ export interface CallDeps {
   readonly sensitiveData: SensitiveDataPolicy;
   /** What stops a statement already sent when its request is aborted (see createDatabase). */
   readonly inflightAbort: InflightQueryAbortStrategy;
+  /** Hashes a call's identifiers to find a "do not remember" mark. */
+  readonly forgetMe: ForgetMeHasher;
 }

@@ -27,6 +27,8 @@ export interface Bill {
 /** Who asks, and how the request is bounded and billed. */
 export interface CallRequest {
   readonly tenant: Tenant;
+  /** The account's context retention in days: only customers with a call within it are matched. */
+  readonly retentionDays: number;
   /** Taken by the call's own write when it commits (set by the quota guard). */
   readonly bill?: Bill;
   /** Aborted when nobody waits for the answer any longer. */
