@@ -39,6 +39,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     db: app.database.db,
     defaultRegion: app.config.defaultRegion,
     erasures: app.erasures,
+    forgetMe: app.forgetMe,
   };
   const op = () => ({ now: app.clock.now() });
   const recordPath = (ref: string, mode: Mode) => `/dashboard/customers/${encodeURIComponent(ref)}?mode=${mode}`;
