@@ -89,6 +89,17 @@ describe("accounts", () => {
     expect((await cliJson(["accounts", "show", created.account_id])).tier).toBe("growth");
   });
 
+  test("set-retention sets the days callers are remembered; outside 7..365 the server's 400 is the error", async () => {
+    const created = await cliJson(["accounts", "create", "--name", "Retention"]);
+    expect(created.context_retention_days).toBe(90);
+    const updated = await cliJson(["accounts", "set-retention", created.account_id, "30"]);
+    expect(updated).toEqual({ ...created, context_retention_days: 30 });
+    const refused = await cli(["accounts", "set-retention", created.account_id, "400", "--json"]);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error.code).toBe("invalid_argument");
+    expect(refused.stdout).toContain("context_retention_days");
+  });
+
   test("without --json the output is readable text naming the account", async () => {
     const created = await cliJson(["accounts", "create", "--name", "Readable"]);
     const result = await cli(["accounts", "show", created.account_id]);
