@@ -47,11 +47,12 @@ const startCall = (key: string, callId: string) =>
   post(server.url, "/v1/calls/start", key, { call_id: callId, identity_hints: { ani: "+14155550123" } });
 
 describe("accounts", () => {
-  test("create --json prints exactly the five account fields, with tier free by default", async () => {
+  test("create --json prints exactly the six account fields, with tier free by default", async () => {
     const account = await cliJson(["accounts", "create", "--name", "Acme Dental"]);
     expect(Object.keys(account).sort()).toEqual([
       "account_id",
       "billing_account_id",
+      "context_retention_days",
       "name",
       "quota_remaining",
       "tier",
@@ -62,6 +63,7 @@ describe("accounts", () => {
       name: "Acme Dental",
       tier: "free",
       quota_remaining: server.config.monthlyQuota.free,
+      context_retention_days: 90,
     });
   });
 
