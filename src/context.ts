@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "./config.ts";
 import type { Clock } from "./domain/clock.ts";
+import type { ForgetMeHasher } from "./domain/forget-me.ts";
 import type { AdmissionControl } from "./guards/admission.ts";
 import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
@@ -33,6 +34,8 @@ export interface AppContext {
   readonly meter: UsageMeter;
   /** The accounts' API requests for the dashboard's Requests page, recorded in memory and written in batches. */
   readonly requestLog: RequestLog;
+  /** Hashes identifiers for the "do not remember" marks; usable once the server is ready (its key is stored). */
+  readonly forgetMe: ForgetMeHasher;
   /** Vacuums and checkpoints after erasures, batched. */
   readonly erasures: ErasureCompaction;
 }

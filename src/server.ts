@@ -2,7 +2,9 @@ import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
+import { forgetMePepper } from "./customers/forget-me-pepper.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
+import { createForgetMeHasher } from "./domain/forget-me.ts";
 import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
 import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
@@ -75,6 +77,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     }
     const admission = createAdmissionControl({ ...config.admission, pressure: () => pressure?.reason() });
     let isReady = false;
+    let pepper: Buffer | undefined;
     const context: Mutable<AppContext> = {
       config,
       // The health check reports the database as disconnected until the schema is in place.
@@ -89,6 +92,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       adminTokenHash: "",
       metrics: config.metrics ? createMetrics(database, admission) : undefined,
       admission,
+      // Calls, which are refused until ready, are the only users; the pepper is read before then.
+      forgetMe: createForgetMeHasher(() => {
+        if (pepper === undefined) throw new Error("the forget-me pepper is read once the database is ready");
+        return pepper;
+      }),
       erasures: createErasureCompaction(database.db, {
         ...config.erasure,
         onError: (error) => log.warn({ err: error }, "vacuum or checkpoint after an erasure failed"),
@@ -159,6 +167,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         const { resealed } = await resealSecrets(database.db, secretsKey.box);
         if (resealed > 0)
           log.info({ resealed, keyId: secretsKey.box.keyId }, "stored secrets sealed with the current key");
+        pepper = await forgetMePepper(database.db, secretsKey.box);
         return ensureAdminAccess(database.db, config, clock.now());
       },
       { log, deadlineMs: config.startupDbWaitMs, signal: stopWaiting.signal },

@@ -15,6 +15,7 @@ export function callDepsOf(app: AppContext): CallDeps {
     defaultRegion: app.config.defaultRegion,
     sensitiveData: app.config.sensitiveData,
     inflightAbort: app.database.inflightAbort,
+    forgetMe: app.forgetMe,
   };
 }
 

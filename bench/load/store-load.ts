@@ -4,6 +4,8 @@ import { startCall } from "../../src/calls/start-call.ts";
 import type { StartCallInput } from "../../src/domain/call.ts";
 import { systemClock } from "../../src/domain/clock.ts";
 import { DomainError } from "../../src/domain/domain-error.ts";
+import { createForgetMeHasher } from "../../src/domain/forget-me.ts";
+import { DEFAULT_RETENTION_DAYS } from "../../src/domain/retention.ts";
 import type { Database } from "../../src/store/engine/database.ts";
 import { BENCH_ALLOWANCE } from "../service/seed.ts";
 import { type CallDriver, RequestFailure } from "./call-driver.ts";
@@ -14,6 +16,9 @@ import { BENCH_TENANT } from "./population.ts";
 // uses, with no HTTP, no JSON, no authentication or rate limit. Each is billed
 // to the benchmark account as the service bills it (the quota guard's check
 // before the handler, a cached read, is left out).
+
+/** The benchmark marks nobody "do not remember": any key hashes the calls' identifiers as the service would. */
+const BENCH_PEPPER = Buffer.alloc(32, 7);
 
 export interface StoreDriverOptions {
   readonly defaultRegion?: string;
@@ -29,6 +34,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     defaultRegion,
     sensitiveData: "reject" as const,
     inflightAbort: database.inflightAbort,
+    forgetMe: createForgetMeHasher(() => BENCH_PEPPER),
   };
   const bill = (): Bill | undefined =>
     charged ? { charge: { accountId: BENCH_TENANT.accountId, allowance: BENCH_ALLOWANCE } } : undefined;
@@ -45,7 +51,9 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         lineType: call.mobile ? "mobile" : undefined,
       };
       try {
-        return (await startCall(deps, { tenant: BENCH_TENANT, bill: bill() }, input)).customerRef;
+        return (
+          await startCall(deps, { tenant: BENCH_TENANT, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() }, input)
+        ).customerRef;
       } catch (error) {
         throw asFailure(error);
       }
@@ -61,7 +69,12 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         variableUpdates: {},
       };
       try {
-        await endCall(deps, { tenant: BENCH_TENANT, bill: bill() }, input, call.idempotencyKey);
+        await endCall(
+          deps,
+          { tenant: BENCH_TENANT, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() },
+          input,
+          call.idempotencyKey,
+        );
       } catch (error) {
         throw asFailure(error);
       }

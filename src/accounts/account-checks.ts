@@ -39,6 +39,7 @@ export function accountRowToAccount(row: AccountWithCredits): Account {
     name: row.name,
     tier: parseTier(row.tier),
     quotaRemaining: row.credits,
+    contextRetentionDays: row.context_retention_days,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { InflightQueryAbortStrategy } from "kysely";
 import type { Clock } from "../domain/clock.ts";
 import { DomainError } from "../domain/domain-error.ts";
+import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { creditsLeft } from "../store/billing/quota-slots.ts";
@@ -22,6 +23,8 @@ export interface CallDeps {
   readonly sensitiveData: SensitiveDataPolicy;
   /** What stops a statement already sent when its request is aborted (see createDatabase). */
   readonly inflightAbort: InflightQueryAbortStrategy;
+  /** Hashes a call's identifiers to find a "do not remember" mark. */
+  readonly forgetMe: ForgetMeHasher;
 }
 
 /** What became of a request's charge: taken, with about the credits left, or refused for want of credit. */
@@ -39,6 +42,8 @@ export interface Bill {
 /** Who asks, and how the request is bounded and billed. */
 export interface CallRequest {
   readonly tenant: Tenant;
+  /** The account's context retention in days: only customers with a call within it are matched. */
+  readonly retentionDays: number;
   /** Taken by the call's own write when it commits (set by the quota guard). */
   readonly bill?: Bill;
   /** Aborted when nobody waits for the answer any longer. */

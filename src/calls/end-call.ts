@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { EndCallInput, EndCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
 import { isCustomerRef } from "../domain/customer-ref.ts";
@@ -7,6 +8,7 @@ import { IDEMPOTENCY_KEY_LIFETIME_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from "../doma
 import { validateEndCall } from "../domain/validate-end.ts";
 import { findStoredEnd } from "../store/calls/idempotency-repository.ts";
 import { recordEnd } from "../store/calls/record-end.ts";
+import { recordForgottenEnd } from "../store/calls/record-forgotten.ts";
 import { resolveCustomerRef } from "../store/customer-repository.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
@@ -28,6 +30,8 @@ import { openCall } from "./open-call.ts";
  * may be retried with its key. One statement closes the call, claims the key,
  * saves what the call produced and bills it (following a merged customer's
  * ref to its survivor); only when it closed nothing does a second look say why.
+ * A call from a caller marked "do not remember" is closed and billed by that
+ * second look, and nothing it sent is saved (nor its Idempotency-Key).
  */
 export async function endCall(
   deps: CallDeps,
@@ -95,6 +99,20 @@ async function endCallOnce(
     if (stored.kind === "replay") return parseEndResult(stored.response);
     // The key was held a moment ago and has just expired: nothing was written, so a retry is safe.
     if (keyTaken) throw new DomainError("unavailable", "Idempotency-Key changed hands; retry the request");
+  }
+  const forgotten = await writeCall(deps.db, bill, now, () =>
+    recordForgottenEnd(deps.db, tenant, { callId: command.callId, now, again: claim !== undefined }, statement),
+  );
+  if (forgotten.ended) {
+    return {
+      callId: command.callId,
+      customerRef: target ?? randomUUID(),
+      callStart: forgotten.callStart,
+      callEnd: forgotten.callEnd,
+      durationSeconds: (forgotten.callEnd.getTime() - forgotten.callStart.getTime()) / 1000,
+      intentsUpdated: 0,
+      variablesUpdated: 0,
+    };
   }
   await openCall(deps.db, tenant, command.callId);
   // The ref names a customer now that the statement did not see (a merge in between): the retry follows it.

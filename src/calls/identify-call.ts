@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { IdentifyCallInput, StartCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
 import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { isVerifiedCaller } from "../domain/verified-caller.ts";
+import { takeCredit } from "../store/billing/charge.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
@@ -44,9 +46,14 @@ async function identifyCallOnce(
 
   const statement = callStatementOf(deps.inflightAbort, request);
   const hints = normalizeHints(input.identityHints, undefined, deps.defaultRegion);
-  const match = await matchCustomer(db, tenant, hints, now, statement.options);
+  const matched =
+    call.customerId === null
+      ? ({ forgotten: true } as const)
+      : await matchCustomer(db, deps.forgetMe, tenant, hints, now, request.retentionDays, statement.options);
+  if (matched.forgotten) return identifyForgottenCall(deps, request, input.callId, now);
+  const { match } = matched;
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
-  const customerId = match?.customerId ?? call.customerId;
+  const customerId = match?.customerId ?? (call.customerId as string);
   const written = await writeCall(db, request.bill, now, () =>
     recordIdentify(
       db,
@@ -78,5 +85,28 @@ async function identifyCallOnce(
     variables: written.variables,
     recentCalls: written.recentCalls,
     heldBackVariables: written.heldBackVariables,
+  };
+}
+
+/**
+ * A call from a caller marked "do not remember", or one naming such a caller, stays a stranger's: answered as a
+ * new caller, billed, and nothing is saved or moved.
+ */
+async function identifyForgottenCall(
+  deps: CallDeps,
+  request: CallRequest,
+  callId: string,
+  now: Date,
+): Promise<StartCallResult> {
+  await writeCall(deps.db, request.bill, now, () => takeCredit(deps.db, request.bill?.charge, now));
+  return {
+    callId,
+    customerRef: randomUUID(),
+    callStart: now,
+    identity: scoreIdentity(NO_MATCH),
+    openIntents: [],
+    variables: {},
+    recentCalls: [],
+    heldBackVariables: [],
   };
 }

@@ -1,26 +1,35 @@
 import type { AbortableQueryOptions } from "kysely";
 import type { NormalizedHints } from "../domain/caller-hints.ts";
+import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import { type Candidate, chooseCandidate, isRecent, type Match } from "../domain/identity-match.ts";
-import { CONTEXT_RETENTION_DAYS, DAY_MS } from "../domain/limits.ts";
+import { matchableSince } from "../domain/retention.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { type CandidateFacts, findCandidates } from "../store/calls/candidate-query.ts";
+import { identifiersOf } from "../store/calls/identifiers.ts";
 import type { Db } from "../store/engine/database.ts";
+
+/** Whom the hints name: the best customer (undefined when none), or that the caller asked not to be remembered. */
+export type MatchOutcome = { readonly forgotten: false; readonly match?: Match } | { readonly forgotten: true };
 
 /**
  * Who the hints name, as start and identify decide it: every customer of the
- * tenant a hint points at (with a call in the retention window) is scored,
- * and the best one chosen; undefined when none.
+ * tenant a hint points at (with a call in the account's retention window) is
+ * scored, and the best one chosen; or, when one of the hints' identifiers is
+ * marked "do not remember", nobody.
  */
 export async function matchCustomer(
   db: Db,
+  forgetMe: ForgetMeHasher,
   tenant: Tenant,
   hints: NormalizedHints,
   now: Date,
+  retentionDays: number,
   statement: AbortableQueryOptions,
-): Promise<Match | undefined> {
-  const matchableSince = new Date(now.getTime() - CONTEXT_RETENTION_DAYS * DAY_MS);
-  const facts = await findCandidates(db, tenant, hints, matchableSince, statement);
-  return chooseCandidate(facts.map((fact) => toCandidate(fact, hints, now)));
+): Promise<MatchOutcome> {
+  const hashes = forgetMe.hashes(tenant, identifiersOf(hints));
+  const found = await findCandidates(db, tenant, hints, matchableSince(now, retentionDays), hashes, statement);
+  if (found.forgotten) return found;
+  return { forgotten: false, match: chooseCandidate(found.candidates.map((fact) => toCandidate(fact, hints, now))) };
 }
 
 function toCandidate(fact: CandidateFacts, hints: NormalizedHints, now: Date): Candidate {

@@ -8,6 +8,7 @@ import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
 import { telcoAttestation } from "../domain/telco.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { isVerifiedCaller } from "../domain/verified-caller.ts";
+import { recordForgottenStart } from "../store/calls/record-forgotten.ts";
 import { recordStart } from "../store/calls/record-start.ts";
 import type { CallDeps } from "./call-write.ts";
 import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
@@ -23,7 +24,9 @@ import { matchCustomer } from "./match-customer.ts";
  * A call_id in use (and started less than 30 days ago) is already_exists.
  * A customer_ref hint that names a merged customer names its survivor. Then
  * two statements: the candidates, then one write that records and bills the
- * call and commits on its own (and reads the context it shares).
+ * call and commits on its own (and reads the context it shares). A caller
+ * whose identifiers are marked "do not remember" is answered as a new caller,
+ * and only the call's billing row is written.
  */
 export async function startCall(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
   return retryWhenCustomerGone(() => startCallOnce(deps, request, input));
@@ -35,7 +38,17 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
   const { tenant } = request;
   const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion, telcoAttestation(input));
   const statement = callStatementOf(deps.inflightAbort, request);
-  const match = await matchCustomer(deps.db, tenant, hints, now, statement.options);
+  const matched = await matchCustomer(
+    deps.db,
+    deps.forgetMe,
+    tenant,
+    hints,
+    now,
+    request.retentionDays,
+    statement.options,
+  );
+  if (matched.forgotten) return startForgottenCall(deps, request, input, now);
+  const { match } = matched;
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
   const written = await writeCall(deps.db, request.bill, now, () =>
@@ -64,6 +77,31 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
     variables: written.variables,
     recentCalls: written.recentCalls,
     heldBackVariables: written.heldBackVariables,
+  };
+}
+
+async function startForgottenCall(
+  deps: CallDeps,
+  request: CallRequest,
+  input: StartCallInput,
+  now: Date,
+): Promise<StartCallResult> {
+  const statement = callStatementOf(deps.inflightAbort, request);
+  const reusableBefore = new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS);
+  const written = await writeCall(deps.db, request.bill, now, () =>
+    recordForgottenStart(deps.db, request.tenant, { callId: input.callId, now, reusableBefore }, statement),
+  );
+  if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
+  // A ref nobody keeps: an end that sends it back saves nothing either.
+  return {
+    callId: input.callId,
+    customerRef: randomUUID(),
+    callStart: now,
+    identity: scoreIdentity(NO_MATCH),
+    openIntents: [],
+    variables: {},
+    recentCalls: [],
+    heldBackVariables: [],
   };
 }
 

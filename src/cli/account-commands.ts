@@ -1,6 +1,7 @@
 import type { Account } from "../../gen/callercontext/v1/admin_pb.ts";
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../domain/retention.ts";
 import { TIERS } from "../domain/tiers.ts";
-import { parseChoice, parseQuota, requireOption } from "./arguments.ts";
+import { parseChoice, parseQuota, parseRetention, requireOption } from "./arguments.ts";
 import type { Command, CommandResult } from "./command.ts";
 import { formatAccount } from "./output.ts";
 
@@ -14,6 +15,7 @@ const accountResult = (account: Account | undefined): CommandResult => {
       name: account.name,
       tier: account.tier,
       quota_remaining: account.quotaRemaining,
+      context_retention_days: account.contextRetentionDays,
     },
     text: formatAccount(account),
   };
@@ -62,6 +64,18 @@ export const accountCommands: readonly Command[] = [
     async run({ args, admin }) {
       const quota = parseQuota(args[1]!, "N");
       return accountResult((await admin().setAccountQuota({ accountId: args[0]!, quotaRemaining: quota })).account);
+    },
+  },
+  {
+    name: "accounts set-retention",
+    args: ["ACCOUNT_ID", "DAYS"],
+    options: {},
+    summary: `set how many days callers are remembered after their last call (${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS})`,
+    async run({ args, admin }) {
+      const days = parseRetention(args[1]!, "DAYS");
+      return accountResult(
+        (await admin().setAccountRetention({ accountId: args[0]!, contextRetentionDays: days })).account,
+      );
     },
   },
   {

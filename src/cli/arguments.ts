@@ -117,6 +117,12 @@ export function parseQuota(value: string, what: string): number {
   return n;
 }
 
+/** Whole days; the server checks the range (7 to 365) and answers its own message. */
+export function parseRetention(value: string, what: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${what} must be a whole number of days, got '${value}'`);
+  return Number(value);
+}
+
 export function parseChoice<T extends string>(value: string, what: string, choices: readonly T[]): T {
   if (!(choices as readonly string[]).includes(value)) {
     throw new UsageError(`${what} must be one of: ${choices.join(", ")}, got '${value}'`);

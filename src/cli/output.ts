@@ -16,6 +16,7 @@ export function formatAccount(account: Account): string {
     ["name", account.name],
     ["tier", account.tier],
     ["quota remaining", account.quotaRemaining],
+    ["context retention", `${account.contextRetentionDays} days`],
   ]);
 }
 

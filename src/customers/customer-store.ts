@@ -1,4 +1,5 @@
 import { type Bill, writeCall } from "../calls/call-write.ts";
+import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import { takeCredit } from "../store/billing/charge.ts";
 import type { Db } from "../store/engine/database.ts";
 
@@ -9,6 +10,8 @@ export interface CustomerStore {
   readonly defaultRegion: string;
   /** Told after each erasure, so the erased rows leave the disk (store/jobs/erasure-compaction.ts). */
   readonly erasures: { request(): void };
+  /** Hashes identifiers for the "do not remember" marks. */
+  readonly forgetMe: ForgetMeHasher;
 }
 
 /** What each customer operation gets besides its input: the time and the bill (none for an unbilled one). */

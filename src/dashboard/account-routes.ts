@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { getAccount } from "../accounts/get-account.ts";
+import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import type { AppContext } from "../context.ts";
 import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
 import { changePassword, signOutEverywhere } from "../dashboard-auth/change-password.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
+import { auditAction } from "./audit-action.ts";
 import { createFlashes } from "./flash.ts";
 import { formErrors, renderMessage } from "./messages.ts";
 import { endBrowserSession, signedIn, startBrowserSession } from "./session-guard.ts";
@@ -28,6 +30,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
       message: "",
       notice: "",
       invite: undefined,
+      retentionInput: undefined,
       ...extra,
     });
 
@@ -66,6 +69,30 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     await signOutEverywhere(app, user, request.ip);
     endBrowserSession(request, reply);
     return reply.redirect("/dashboard/sign-in", 303);
+  });
+
+  scope.post("/account/retention", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    if (user.role !== "owner") {
+      return renderMessage(reply, 403, "Only an owner can change this", "Ask an owner of the account.");
+    }
+    const text = field(request.body, "context_retention_days").trim();
+    try {
+      const account = await setAccountRetention(accountDepsOf(app), {
+        accountId: user.account_id,
+        // Anything but whole digits is refused by the same rule as the admin API's.
+        contextRetentionDays: text === "" ? undefined : /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN,
+      });
+      await auditAction(app, request, "retention_changed", `${account.contextRetentionDays} days`);
+      flashes.leave(request, reply, {
+        notice: `Callers are now remembered for ${account.contextRetentionDays} days after their last call.`,
+      });
+      return reply.redirect("/dashboard/account", 303);
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      return accountPage(reply, user, { errors, message, retentionInput: text }, status);
+    }
   });
 
   scope.post("/account/invites", async (request, reply) => {

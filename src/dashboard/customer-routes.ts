@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import type { CustomerStore } from "../customers/customer-store.ts";
 import { eraseCustomer } from "../customers/erase-customer.ts";
+import { forgetCustomer, liftForgetMe } from "../customers/forget-customer.ts";
 import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
@@ -39,6 +40,7 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     db: app.database.db,
     defaultRegion: app.config.defaultRegion,
     erasures: app.erasures,
+    forgetMe: app.forgetMe,
   };
   const op = () => ({ now: app.clock.now() });
   const recordPath = (ref: string, mode: Mode) => `/dashboard/customers/${encodeURIComponent(ref)}?mode=${mode}`;
@@ -57,7 +59,15 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     const tenant = tenantOf(request, reply, request.query);
     if (!tenant) return;
     const query = text(request.query, "q");
-    const base = { query, results: undefined, error: "", erased: text(request.query, "erased") };
+    const base = {
+      query,
+      results: undefined,
+      error: "",
+      erased: text(request.query, "erased"),
+      forgotten: text(request.query, "forgotten"),
+      lifted: text(request.query, "lifted"),
+      liftError: "",
+    };
     if (query === "") return view(reply, "customers.eta", tenant.mode, base);
     const search = searchOf(query);
     try {
@@ -122,6 +132,43 @@ export function registerCustomerRoutes(scope: FastifyInstance, app: AppContext):
     if (!erased) return;
     await audit(request, tenant, "customer_erased", erased.customerRef);
     return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&erased=${erased.customerRef}`, 303);
+  });
+
+  // "Do not remember" erases too, so it asks first and needs an owner in production data, as erasing does.
+  scope.get<RefParams>("/customers/:ref/forget", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.query);
+    if (!tenant) return;
+    const record = await orMessage(reply, () => getCustomer(store, tenant, request.params.ref, op()));
+    if (record) return view(reply, "forget-customer.eta", tenant.mode, { record });
+  });
+
+  scope.post<RefParams>("/customers/:ref/forget", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.body);
+    if (!tenant) return;
+    if (tenant.mode === "prod" && !(await allowed(request, reply, "erase_customer"))) return reply;
+    const forgotten = await orMessage(reply, () => forgetCustomer(store, tenant, request.params.ref, op()));
+    if (!forgotten) return;
+    await audit(request, tenant, "customer_forgotten", forgotten.customerRef);
+    return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&forgotten=${forgotten.customerRef}`, 303);
+  });
+
+  // Lifting is named by one identifier: the mark keeps no ref, and no identifier in clear to list.
+  scope.post("/customers/forget-me/lift", async (request, reply) => {
+    const tenant = tenantOf(request, reply, request.body);
+    if (!tenant) return;
+    if (tenant.mode === "prod" && !(await allowed(request, reply, "erase_customer"))) return reply;
+    const identifier = text(request.body, "identifier");
+    const query = identifier.includes(":") ? { externalId: identifier } : { ani: identifier };
+    try {
+      const lifted = await liftForgetMe(store, tenant, query);
+      if (lifted.lifted) await audit(request, tenant, "forget_me_lifted", `${lifted.identifiersUnmarked} identifiers`);
+      return reply.redirect(`/dashboard/customers?mode=${tenant.mode}&lifted=${lifted.lifted ? "yes" : "no"}`, 303);
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      const liftError = Object.values(errors)[0] ?? message;
+      const base = { query: "", results: undefined, error: "", erased: "", forgotten: "", lifted: "", liftError };
+      return view(reply, "customers.eta", tenant.mode, base, status);
+    }
   });
 
   // Merging asks first, showing both records, since it cannot be undone.

@@ -10,6 +10,8 @@ export interface Account {
   readonly name: string;
   readonly tier: Tier;
   readonly quotaRemaining: number;
+  /** Days a customer is matched and kept after their last call (src/domain/retention.ts). */
+  readonly contextRetentionDays: number;
 }
 
 export interface ApiKeySummary {

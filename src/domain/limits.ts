@@ -8,7 +8,7 @@ export const MAX_VARIABLE_VALUE_LENGTH = 1024;
 export const DEFAULT_VARIABLE_TTL_SECONDS = 2_592_000; // 30 days
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-export const MAX_VARIABLE_TTL_SECONDS = 7_776_000; // 90 days, the context retention
+export const MAX_VARIABLE_TTL_SECONDS = 7_776_000; // 90 days, the default context retention (retention.ts)
 export const MAX_VARIABLES_PER_CALL = 100;
 export const MAX_INTENT_UPDATES_PER_CALL = 20;
 export const MAX_EXTERNAL_IDS = 20;
@@ -33,5 +33,4 @@ export const MAX_REPORTED_ISSUES = 20;
 export const MAX_REPORTED_PATH_SEGMENT_LENGTH = 256;
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
-export const CONTEXT_RETENTION_DAYS = 90;
 export const CALL_ID_REUSE_DAYS = 30;

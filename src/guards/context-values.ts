@@ -18,6 +18,8 @@ export interface Principal {
   readonly keyId: string;
   readonly billingAccountId: string;
   readonly tier: Tier;
+  /** The account's context retention in days, read with the key (src/domain/retention.ts). */
+  readonly retentionDays: number;
 }
 
 /** Set by the authentication guard; every API-key method may rely on it. */

@@ -62,6 +62,7 @@ function toVerification(row: Awaited<ReturnType<typeof findKeyByHash>>): Verific
       keyId: row.keyId,
       billingAccountId: row.billingAccountId,
       tier: isTier(row.tier) ? row.tier : "free",
+      retentionDays: row.retentionDays,
     },
   };
 }

@@ -73,6 +73,7 @@ export function createWebhookVerifier(
         keyId: integration.integrationId,
         billingAccountId: found.billingAccountId,
         tier: isTier(found.tier) ? found.tier : "free",
+        retentionDays: found.retentionDays,
       },
     };
   };

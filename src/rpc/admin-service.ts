@@ -6,6 +6,7 @@ import { getAccount } from "../accounts/get-account.ts";
 import { listKeys } from "../accounts/list-keys.ts";
 import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
+import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
 import type { AppContext } from "../context.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
@@ -27,6 +28,12 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
     getAccount: withDomainErrors(async (req) => ({ account: await getAccount(deps, req.accountId) })),
     setAccountQuota: withDomainErrors(async (req) => ({
       account: await setAccountQuota(deps, { accountId: req.accountId, quotaRemaining: req.quotaRemaining }),
+    })),
+    setAccountRetention: withDomainErrors(async (req) => ({
+      account: await setAccountRetention(deps, {
+        accountId: req.accountId,
+        contextRetentionDays: req.contextRetentionDays,
+      }),
     })),
     setAccountTier: withDomainErrors(async (req) => ({
       account: await setAccountTier(deps, { accountId: req.accountId, tier: req.tier }),

@@ -63,6 +63,7 @@ export function callRequestOf(context: HandlerContext): CallRequest {
   const principal = requirePrincipal(context);
   return {
     tenant: principal.tenant,
+    retentionDays: principal.retentionDays,
     bill: context.values.get(billKey),
     signal: context.signal,
     deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),

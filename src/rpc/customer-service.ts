@@ -3,6 +3,7 @@ import type { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts
 import type { AppContext } from "../context.ts";
 import type { CustomerStore } from "../customers/customer-store.ts";
 import { eraseCustomer } from "../customers/erase-customer.ts";
+import { forgetCustomer, liftForgetMe } from "../customers/forget-customer.ts";
 import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
@@ -18,6 +19,7 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     db: app.database.db,
     defaultRegion: app.config.defaultRegion,
     erasures: app.erasures,
+    forgetMe: app.forgetMe,
   };
   const op = (context: HandlerContext) => ({ now: app.clock.now(), bill: context.values.get(billKey) });
   return {
@@ -35,6 +37,15 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
       const tenant = tenantOf(context);
       const { customerRef } = await eraseCustomer(store, tenant, request.customerRef, op(context));
       return { customerRef, erased: true };
+    }),
+    forgetCustomer: withDomainErrors(async (request, context) => {
+      const tenant = tenantOf(context);
+      const forgotten = await forgetCustomer(store, tenant, request.customerRef, op(context));
+      return { ...forgotten, erased: true };
+    }),
+    liftForgetMe: withDomainErrors(async (request, context) => {
+      const query = { ani: request.ani, externalId: request.externalId };
+      return liftForgetMe(store, tenantOf(context), query);
     }),
     mergeCustomers: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context);

@@ -1,3 +1,4 @@
+import { FORGET_ME_PEPPER_SETTING } from "../customers/forget-me-pepper.ts";
 import { COOKIE_SECRET_SETTING } from "../dashboard-auth/cookie-secret.ts";
 import type { Db } from "../store/engine/database.ts";
 import { listSigningSecrets, replaceSigningSecret } from "../store/integration-repository.ts";
@@ -32,10 +33,12 @@ export async function resealSecrets(db: Db, secrets: SecretBox): Promise<ResealR
       .execute();
     resealed++;
   }
-  const cookie = await readSetting(db, COOKIE_SECRET_SETTING);
-  if (cookie !== undefined && !secrets.isCurrent(cookie)) {
-    await replaceSetting(db, COOKIE_SECRET_SETTING, cookie, secrets.seal(secrets.open(cookie)));
-    resealed++;
+  for (const name of [COOKIE_SECRET_SETTING, FORGET_ME_PEPPER_SETTING]) {
+    const stored = await readSetting(db, name);
+    if (stored !== undefined && !secrets.isCurrent(stored)) {
+      await replaceSetting(db, name, stored, secrets.seal(secrets.open(stored)));
+      resealed++;
+    }
   }
   return { resealed };
 }

@@ -106,3 +106,13 @@ export async function setAccountTier(
   `.execute(db);
   return rows[0];
 }
+
+/** Sets the account's context retention in days; undefined when no such account. */
+export async function setAccountRetention(db: Db, id: string, days: number): Promise<AccountRow | undefined> {
+  return db
+    .updateTable("accounts")
+    .set({ context_retention_days: days })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}

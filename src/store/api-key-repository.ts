@@ -11,6 +11,7 @@ export interface KeyWithAccount {
   readonly accountId: string;
   readonly billingAccountId: string;
   readonly tier: string;
+  readonly retentionDays: number;
 }
 
 export async function insertApiKey(
@@ -37,7 +38,16 @@ export async function findKeyByHash(db: Db, secretHash: string): Promise<KeyWith
   const row = await db
     .selectFrom("api_keys as k")
     .innerJoin("accounts as a", "a.id", "k.account_id")
-    .select(["k.id", "k.kind", "k.revoked_at", "k.expires_at", "a.id as account_id", "a.billing_account_id", "a.tier"])
+    .select([
+      "k.id",
+      "k.kind",
+      "k.revoked_at",
+      "k.expires_at",
+      "a.id as account_id",
+      "a.billing_account_id",
+      "a.tier",
+      "a.context_retention_days",
+    ])
     .where("k.secret_hash", "=", secretHash)
     .executeTakeFirst();
   return (
@@ -49,6 +59,7 @@ export async function findKeyByHash(db: Db, secretHash: string): Promise<KeyWith
       accountId: row.account_id,
       billingAccountId: row.billing_account_id,
       tier: row.tier,
+      retentionDays: row.context_retention_days,
     }
   );
 }

@@ -5,6 +5,7 @@ export interface IntegrationWithAccount {
   readonly integration: IntegrationRow;
   readonly billingAccountId: string;
   readonly tier: string;
+  readonly retentionDays: number;
 }
 
 export async function insertIntegration(db: Db, row: NewIntegrationRow): Promise<IntegrationRow> {
@@ -38,12 +39,12 @@ export async function findIntegrationByWebhookId(
     .selectFrom("integrations as i")
     .innerJoin("accounts as a", "a.id", "i.account_id")
     .selectAll("i")
-    .select(["a.billing_account_id", "a.tier"])
+    .select(["a.billing_account_id", "a.tier", "a.context_retention_days"])
     .where("i.webhook_id", "=", webhookId)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  const { billing_account_id, tier, ...integration } = row;
-  return { integration, billingAccountId: billing_account_id, tier };
+  const { billing_account_id, tier, context_retention_days, ...integration } = row;
+  return { integration, billingAccountId: billing_account_id, tier, retentionDays: context_retention_days };
 }
 
 /** Every stored signing secret, as stored (sealed or not), for resealing under a new key. */

@@ -13,6 +13,8 @@ export interface AccountTable {
   billing_account_id: string;
   tier: string;
   created_at: Timestamp;
+  /** How long a customer is matched and kept after their last call (migration 0018). */
+  context_retention_days: ColumnType<number, number | undefined, number>;
 }
 
 /** One of an account's QUOTA_SLOTS shares of its monthly credits (src/domain/quota-slots.ts). */
@@ -75,7 +77,8 @@ export interface CallTable {
   account_id: string;
   mode: Mode;
   call_id: string;
-  customer_id: string;
+  /** Null for the billing row of a call from an identifier marked "do not remember" (migration 0018). */
+  customer_id: string | null;
   call_start: Timestamp;
   call_end: Timestamp | null;
   /** The caller's number at start (its normalised key), if it sent one. */
@@ -296,6 +299,18 @@ export interface Schema {
   webhook_receipts: WebhookReceiptTable;
   event_endpoints: EventEndpointTable;
   event_deliveries: EventDeliveryTable;
+  forget_me_marks: ForgetMeMarkTable;
+}
+
+/** One identifier of a customer who asked not to be remembered: its keyed hash only (migration 0018). */
+export interface ForgetMeMarkTable {
+  account_id: string;
+  mode: Mode;
+  /** Hex HMAC-SHA-256 of the tenant and the identifier under the pepper (src/customers/forget-me-hash.ts). */
+  identifier_hash: string;
+  /** The mark the identifier belongs to: lifting it by one identifier lifts the others too. */
+  mark_id: string;
+  created_at: Timestamp;
 }
 
 export interface WebhookReceiptTable {

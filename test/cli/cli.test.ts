@@ -47,11 +47,12 @@ const startCall = (key: string, callId: string) =>
   post(server.url, "/v1/calls/start", key, { call_id: callId, identity_hints: { ani: "+14155550123" } });
 
 describe("accounts", () => {
-  test("create --json prints exactly the five account fields, with tier free by default", async () => {
+  test("create --json prints exactly the six account fields, with tier free by default", async () => {
     const account = await cliJson(["accounts", "create", "--name", "Acme Dental"]);
     expect(Object.keys(account).sort()).toEqual([
       "account_id",
       "billing_account_id",
+      "context_retention_days",
       "name",
       "quota_remaining",
       "tier",
@@ -62,6 +63,7 @@ describe("accounts", () => {
       name: "Acme Dental",
       tier: "free",
       quota_remaining: server.config.monthlyQuota.free,
+      context_retention_days: 90,
     });
   });
 
@@ -87,6 +89,17 @@ describe("accounts", () => {
     const updated = await cliJson(["accounts", "set-tier", created.account_id, "growth"]);
     expect(updated).toEqual({ ...created, tier: "growth" });
     expect((await cliJson(["accounts", "show", created.account_id])).tier).toBe("growth");
+  });
+
+  test("set-retention sets the days callers are remembered; outside 7..365 the server's 400 is the error", async () => {
+    const created = await cliJson(["accounts", "create", "--name", "Retention"]);
+    expect(created.context_retention_days).toBe(90);
+    const updated = await cliJson(["accounts", "set-retention", created.account_id, "30"]);
+    expect(updated).toEqual({ ...created, context_retention_days: 30 });
+    const refused = await cli(["accounts", "set-retention", created.account_id, "400", "--json"]);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).error.code).toBe("invalid_argument");
+    expect(refused.stdout).toContain("context_retention_days");
   });
 
   test("without --json the output is readable text naming the account", async () => {

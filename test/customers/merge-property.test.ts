@@ -33,6 +33,7 @@ beforeAll(async () => {
     db: server.context.database.db,
     defaultRegion: server.config.defaultRegion,
     erasures: server.context.erasures,
+    forgetMe: server.context.forgetMe,
   };
 });
 afterAll(async () => {

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/admin.proto.
  */
 export const file_callercontext_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIm4KB0FjY291bnQSEgoKYWNjb3VudF9pZBgBIAEoCRIaChJiaWxsaW5nX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIMCgR0aWVyGAQgASgJEhcKD3F1b3RhX3JlbWFpbmluZxgFIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50Il4KFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIcCg9xdW90YV9yZW1haW5pbmcYAiABKA1IAIgBAUISChBfcXVvdGFfcmVtYWluaW5nIkUKF1NldEFjY291bnRRdW90YVJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiOQoVU2V0QWNjb3VudFRpZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEdGllchgCIAEoCSJEChZTZXRBY2NvdW50VGllclJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiWwoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGcHJlZml4GAQgASgJEg8KB3Jldm9rZWQYBSABKAgiQgoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKBGtpbmQYAiABKAlIAIgBAUIHCgVfa2luZCJWChFDcmVhdGVLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoQTGlzdEtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhguY2FsbGVyY29udGV4dC52MS5BcGlLZXkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNAoRUmV2b2tlS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEg8KB3Jldm9rZWQYAiABKAgi6AEKC0ludGVncmF0aW9uEhYKDmludGVncmF0aW9uX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEAoIcGxhdGZvcm0YAyABKAkSDAoEbmFtZRgEIAEoCRIMCgRraW5kGAUgASgJEhQKDHdlYmhvb2tfcGF0aBgGIAEoCRIUCgxhc3Npc3RhbnRfaWQYByABKAkSGgoSaGFzX3NpZ25pbmdfc2VjcmV0GAggASgIEjcKC2VuZF9vZl9jYWxsGAkgASgLMiIuY2FsbGVyY29udGV4dC52MS5FbmRPZkNhbGxNYXBwaW5nIm4KEEVuZE9mQ2FsbE1hcHBpbmcSFAoMaW50ZW50X2ZpZWxkGAEgASgJEhQKDHN0YXR1c19maWVsZBgCIAEoCRIXCg92YXJpYWJsZV9maWVsZHMYAyADKAkSFQoNc3RvcmVfc3VtbWFyeRgEIAEoCCL/AQoYQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRraW5kGAQgASgJSACIAQESGwoOc2lnbmluZ19zZWNyZXQYBSABKAlIAYgBARIZCgxhc3Npc3RhbnRfaWQYBiABKAlIAogBARI3CgtlbmRfb2ZfY2FsbBgHIAEoCzIiLmNhbGxlcmNvbnRleHQudjEuRW5kT2ZDYWxsTWFwcGluZ0IHCgVfa2luZEIRCg9fc2lnbmluZ19zZWNyZXRCDwoNX2Fzc2lzdGFudF9pZCJnChlDcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjIKC2ludGVncmF0aW9uGAEgASgLMh0uY2FsbGVyY29udGV4dC52MS5JbnRlZ3JhdGlvbhIWCg53ZWJob29rX3NlY3JldBgCIAEoCSItChdMaXN0SW50ZWdyYXRpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIk8KGExpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRIzCgxpbnRlZ3JhdGlvbnMYASADKAsyHS5jYWxsZXJjb250ZXh0LnYxLkludGVncmF0aW9uIjIKGERlbGV0ZUludGVncmF0aW9uUmVxdWVzdBIWCg5pbnRlZ3JhdGlvbl9pZBgBIAEoCSJEChlEZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlEhYKDmludGVncmF0aW9uX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiGwoZQ3JlYXRlU2lnbnVwSW52aXRlUmVxdWVzdCI+ChpDcmVhdGVTaWdudXBJbnZpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEhIKCmV4cGlyZXNfYXQYAiABKAkyuhgKDEFkbWluU2VydmljZRKEAQoNQ3JlYXRlQWNjb3VudBImLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZSIiirUYGgoEUE9TVBISL2FkbWluL3YxL2FjY291bnRzkLUYAhKHAQoKR2V0QWNjb3VudBIjLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlcXVlc3QaJC5jYWxsZXJjb250ZXh0LnYxLkdldEFjY291bnRSZXNwb25zZSIuirUYJgoDR0VUEh8vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9kLUYAhKdAQoPU2V0QWNjb3VudFF1b3RhEiguY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXF1ZXN0GikuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXNwb25zZSI1irUYLQoEUE9TVBIlL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9xdW90YZC1GAISmQEKDlNldEFjY291bnRUaWVyEicuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vdGllcpC1GAISigEKCUNyZWF0ZUtleRIiLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlS2V5UmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlS2V5UmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0va2V5c5C1GAIShgEKCExpc3RLZXlzEiEuY2FsbGVyY29udGV4dC52MS5MaXN0S2V5c1JlcXVlc3QaIi5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVzcG9uc2UiM4q1GCsKA0dFVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKEAQoJUmV2b2tlS2V5EiIuY2FsbGVyY29udGV4dC52MS5SZXZva2VLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5SZXZva2VLZXlSZXNwb25zZSIuirUYJgoEUE9TVBIeL2FkbWluL3YxL2tleXMve2tleV9pZH0vcmV2b2tlkLUYAhKqAQoRQ3JlYXRlSW50ZWdyYXRpb24SKi5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUludGVncmF0aW9uUmVxdWVzdBorLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlSW50ZWdyYXRpb25SZXNwb25zZSI8irUYNAoEUE9TVBIsL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9pbnRlZ3JhdGlvbnOQtRgCEqYBChBMaXN0SW50ZWdyYXRpb25zEikuY2FsbGVyY29udGV4dC52MS5MaXN0SW50ZWdyYXRpb25zUmVxdWVzdBoqLmNhbGxlcmNvbnRleHQudjEuTGlzdEludGVncmF0aW9uc1Jlc3BvbnNlIjuKtRgzCgNHRVQSLC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vaW50ZWdyYXRpb25zkLUYAhKsAQoRRGVsZXRlSW50ZWdyYXRpb24SKi5jYWxsZXJjb250ZXh0LnYxLkRlbGV0ZUludGVncmF0aW9uUmVxdWVzdBorLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlSW50ZWdyYXRpb25SZXNwb25zZSI+irUYNgoEUE9TVBIuL2FkbWluL3YxL2ludGVncmF0aW9ucy97aW50ZWdyYXRpb25faWR9L2RlbGV0ZZC1GAISkgEKEkNyZWF0ZVNpZ251cEludml0ZRIrLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlU2lnbnVwSW52aXRlUmVxdWVzdBosLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlU2lnbnVwSW52aXRlUmVzcG9uc2UiIYq1GBkKBFBPU1QSES9hZG1pbi92MS9pbnZpdGVzkLUYAhKzAQoTQ3JlYXRlRXZlbnRFbmRwb2ludBIsLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlRXZlbnRFbmRwb2ludFJlcXVlc3QaLS5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUV2ZW50RW5kcG9pbnRSZXNwb25zZSI/irUYNwoEUE9TVBIvL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9ldmVudC1lbmRwb2ludHOQtRgCEq8BChJMaXN0RXZlbnRFbmRwb2ludHMSKy5jYWxsZXJjb250ZXh0LnYxLkxpc3RFdmVudEVuZHBvaW50c1JlcXVlc3QaLC5jYWxsZXJjb250ZXh0LnYxLkxpc3RFdmVudEVuZHBvaW50c1Jlc3BvbnNlIj6KtRg2CgNHRVQSLy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vZXZlbnQtZW5kcG9pbnRzkLUYAhK/AQoXU2V0RXZlbnRFbmRwb2ludEVuYWJsZWQSMC5jYWxsZXJjb250ZXh0LnYxLlNldEV2ZW50RW5kcG9pbnRFbmFibGVkUmVxdWVzdBoxLmNhbGxlcmNvbnRleHQudjEuU2V0RXZlbnRFbmRwb2ludEVuYWJsZWRSZXNwb25zZSI/irUYNwoEUE9TVBIvL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L2VuYWJsZWSQtRgCEsMBChdSb2xsRXZlbnRFbmRwb2ludFNlY3JldBIwLmNhbGxlcmNvbnRleHQudjEuUm9sbEV2ZW50RW5kcG9pbnRTZWNyZXRSZXF1ZXN0GjEuY2FsbGVyY29udGV4dC52MS5Sb2xsRXZlbnRFbmRwb2ludFNlY3JldFJlc3BvbnNlIkOKtRg7CgRQT1NUEjMvYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vcm9sbC1zZWNyZXSQtRgCErIBChNEZWxldGVFdmVudEVuZHBvaW50EiwuY2FsbGVyY29udGV4dC52MS5EZWxldGVFdmVudEVuZHBvaW50UmVxdWVzdBotLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlRXZlbnRFbmRwb2ludFJlc3BvbnNlIj6KtRg2CgRQT1NUEi4vYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vZGVsZXRlkLUYAhKeAQoNU2VuZFRlc3RFdmVudBImLmNhbGxlcmNvbnRleHQudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLlNlbmRUZXN0RXZlbnRSZXNwb25zZSI8irUYNAoEUE9TVBIsL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L3Rlc3SQtRgCErUBChNMaXN0RXZlbnREZWxpdmVyaWVzEiwuY2FsbGVyY29udGV4dC52MS5MaXN0RXZlbnREZWxpdmVyaWVzUmVxdWVzdBotLmNhbGxlcmNvbnRleHQudjEuTGlzdEV2ZW50RGVsaXZlcmllc1Jlc3BvbnNlIkGKtRg5CgNHRVQSMi9hZG1pbi92MS9ldmVudC1lbmRwb2ludHMve2VuZHBvaW50X2lkfS9kZWxpdmVyaWVzkLUYAhKnAQoOUmVkZWxpdmVyRXZlbnQSJy5jYWxsZXJjb250ZXh0LnYxLlJlZGVsaXZlckV2ZW50UmVxdWVzdBooLmNhbGxlcmNvbnRleHQudjEuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSJCirUYOgoEUE9TVBIyL2FkbWluL3YxL2V2ZW50LWRlbGl2ZXJpZXMve2RlbGl2ZXJ5X2lkfS9yZWRlbGl2ZXKQtRgCYgZwcm90bzM", [file_callercontext_v1_event_endpoints, file_callercontext_v1_options]);
+  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIo4BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSGgoSYmlsbGluZ19hY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEdGllchgEIAEoCRIXCg9xdW90YV9yZW1haW5pbmcYBSABKA0SHgoWY29udGV4dF9yZXRlbnRpb25fZGF5cxgGIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50Il4KFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIcCg9xdW90YV9yZW1haW5pbmcYAiABKA1IAIgBAUISChBfcXVvdGFfcmVtYWluaW5nIkUKF1NldEFjY291bnRRdW90YVJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQicAoaU2V0QWNjb3VudFJldGVudGlvblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIjChZjb250ZXh0X3JldGVudGlvbl9kYXlzGAIgASgNSACIAQFCGQoXX2NvbnRleHRfcmV0ZW50aW9uX2RheXMiSQobU2V0QWNjb3VudFJldGVudGlvblJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiOQoVU2V0QWNjb3VudFRpZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEdGllchgCIAEoCSJEChZTZXRBY2NvdW50VGllclJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiWwoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGcHJlZml4GAQgASgJEg8KB3Jldm9rZWQYBSABKAgiQgoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKBGtpbmQYAiABKAlIAIgBAUIHCgVfa2luZCJWChFDcmVhdGVLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoQTGlzdEtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhguY2FsbGVyY29udGV4dC52MS5BcGlLZXkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNAoRUmV2b2tlS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEg8KB3Jldm9rZWQYAiABKAgi6AEKC0ludGVncmF0aW9uEhYKDmludGVncmF0aW9uX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEAoIcGxhdGZvcm0YAyABKAkSDAoEbmFtZRgEIAEoCRIMCgRraW5kGAUgASgJEhQKDHdlYmhvb2tfcGF0aBgGIAEoCRIUCgxhc3Npc3RhbnRfaWQYByABKAkSGgoSaGFzX3NpZ25pbmdfc2VjcmV0GAggASgIEjcKC2VuZF9vZl9jYWxsGAkgASgLMiIuY2FsbGVyY29udGV4dC52MS5FbmRPZkNhbGxNYXBwaW5nIm4KEEVuZE9mQ2FsbE1hcHBpbmcSFAoMaW50ZW50X2ZpZWxkGAEgASgJEhQKDHN0YXR1c19maWVsZBgCIAEoCRIXCg92YXJpYWJsZV9maWVsZHMYAyADKAkSFQoNc3RvcmVfc3VtbWFyeRgEIAEoCCL/AQoYQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRraW5kGAQgASgJSACIAQESGwoOc2lnbmluZ19zZWNyZXQYBSABKAlIAYgBARIZCgxhc3Npc3RhbnRfaWQYBiABKAlIAogBARI3CgtlbmRfb2ZfY2FsbBgHIAEoCzIiLmNhbGxlcmNvbnRleHQudjEuRW5kT2ZDYWxsTWFwcGluZ0IHCgVfa2luZEIRCg9fc2lnbmluZ19zZWNyZXRCDwoNX2Fzc2lzdGFudF9pZCJnChlDcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjIKC2ludGVncmF0aW9uGAEgASgLMh0uY2FsbGVyY29udGV4dC52MS5JbnRlZ3JhdGlvbhIWCg53ZWJob29rX3NlY3JldBgCIAEoCSItChdMaXN0SW50ZWdyYXRpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIk8KGExpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRIzCgxpbnRlZ3JhdGlvbnMYASADKAsyHS5jYWxsZXJjb250ZXh0LnYxLkludGVncmF0aW9uIjIKGERlbGV0ZUludGVncmF0aW9uUmVxdWVzdBIWCg5pbnRlZ3JhdGlvbl9pZBgBIAEoCSJEChlEZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlEhYKDmludGVncmF0aW9uX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiGwoZQ3JlYXRlU2lnbnVwSW52aXRlUmVxdWVzdCI+ChpDcmVhdGVTaWdudXBJbnZpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEhIKCmV4cGlyZXNfYXQYAiABKAky6hkKDEFkbWluU2VydmljZRKEAQoNQ3JlYXRlQWNjb3VudBImLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUFjY291bnRSZXNwb25zZSIiirUYGgoEUE9TVBISL2FkbWluL3YxL2FjY291bnRzkLUYAhKHAQoKR2V0QWNjb3VudBIjLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlcXVlc3QaJC5jYWxsZXJjb250ZXh0LnYxLkdldEFjY291bnRSZXNwb25zZSIuirUYJgoDR0VUEh8vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9kLUYAhKdAQoPU2V0QWNjb3VudFF1b3RhEiguY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXF1ZXN0GikuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UXVvdGFSZXNwb25zZSI1irUYLQoEUE9TVBIlL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9xdW90YZC1GAISmQEKDlNldEFjY291bnRUaWVyEicuY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50VGllclJlcXVlc3QaKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVzcG9uc2UiNIq1GCwKBFBPU1QSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vdGllcpC1GAISrQEKE1NldEFjY291bnRSZXRlbnRpb24SLC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRSZXRlbnRpb25SZXF1ZXN0Gi0uY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UmV0ZW50aW9uUmVzcG9uc2UiOYq1GDEKBFBPU1QSKS9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vcmV0ZW50aW9ukLUYAhKKAQoJQ3JlYXRlS2V5EiIuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKGAQoITGlzdEtleXMSIS5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVxdWVzdBoiLmNhbGxlcmNvbnRleHQudjEuTGlzdEtleXNSZXNwb25zZSIzirUYKwoDR0VUEiQvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2tleXOQtRgCEoQBCglSZXZva2VLZXkSIi5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlcXVlc3QaIy5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlc3BvbnNlIi6KtRgmCgRQT1NUEh4vYWRtaW4vdjEva2V5cy97a2V5X2lkfS9yZXZva2WQtRgCEqoBChFDcmVhdGVJbnRlZ3JhdGlvbhIqLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0GisuY2FsbGVyY29udGV4dC52MS5DcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlIjyKtRg0CgRQT1NUEiwvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2ludGVncmF0aW9uc5C1GAISpgEKEExpc3RJbnRlZ3JhdGlvbnMSKS5jYWxsZXJjb250ZXh0LnYxLkxpc3RJbnRlZ3JhdGlvbnNSZXF1ZXN0GiouY2FsbGVyY29udGV4dC52MS5MaXN0SW50ZWdyYXRpb25zUmVzcG9uc2UiO4q1GDMKA0dFVBIsL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9pbnRlZ3JhdGlvbnOQtRgCEqwBChFEZWxldGVJbnRlZ3JhdGlvbhIqLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlSW50ZWdyYXRpb25SZXF1ZXN0GisuY2FsbGVyY29udGV4dC52MS5EZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlIj6KtRg2CgRQT1NUEi4vYWRtaW4vdjEvaW50ZWdyYXRpb25zL3tpbnRlZ3JhdGlvbl9pZH0vZGVsZXRlkLUYAhKSAQoSQ3JlYXRlU2lnbnVwSW52aXRlEisuY2FsbGVyY29udGV4dC52MS5DcmVhdGVTaWdudXBJbnZpdGVSZXF1ZXN0GiwuY2FsbGVyY29udGV4dC52MS5DcmVhdGVTaWdudXBJbnZpdGVSZXNwb25zZSIhirUYGQoEUE9TVBIRL2FkbWluL3YxL2ludml0ZXOQtRgCErMBChNDcmVhdGVFdmVudEVuZHBvaW50EiwuY2FsbGVyY29udGV4dC52MS5DcmVhdGVFdmVudEVuZHBvaW50UmVxdWVzdBotLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlRXZlbnRFbmRwb2ludFJlc3BvbnNlIj+KtRg3CgRQT1NUEi8vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2V2ZW50LWVuZHBvaW50c5C1GAISrwEKEkxpc3RFdmVudEVuZHBvaW50cxIrLmNhbGxlcmNvbnRleHQudjEuTGlzdEV2ZW50RW5kcG9pbnRzUmVxdWVzdBosLmNhbGxlcmNvbnRleHQudjEuTGlzdEV2ZW50RW5kcG9pbnRzUmVzcG9uc2UiPoq1GDYKA0dFVBIvL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9ldmVudC1lbmRwb2ludHOQtRgCEr8BChdTZXRFdmVudEVuZHBvaW50RW5hYmxlZBIwLmNhbGxlcmNvbnRleHQudjEuU2V0RXZlbnRFbmRwb2ludEVuYWJsZWRSZXF1ZXN0GjEuY2FsbGVyY29udGV4dC52MS5TZXRFdmVudEVuZHBvaW50RW5hYmxlZFJlc3BvbnNlIj+KtRg3CgRQT1NUEi8vYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vZW5hYmxlZJC1GAISwwEKF1JvbGxFdmVudEVuZHBvaW50U2VjcmV0EjAuY2FsbGVyY29udGV4dC52MS5Sb2xsRXZlbnRFbmRwb2ludFNlY3JldFJlcXVlc3QaMS5jYWxsZXJjb250ZXh0LnYxLlJvbGxFdmVudEVuZHBvaW50U2VjcmV0UmVzcG9uc2UiQ4q1GDsKBFBPU1QSMy9hZG1pbi92MS9ldmVudC1lbmRwb2ludHMve2VuZHBvaW50X2lkfS9yb2xsLXNlY3JldJC1GAISsgEKE0RlbGV0ZUV2ZW50RW5kcG9pbnQSLC5jYWxsZXJjb250ZXh0LnYxLkRlbGV0ZUV2ZW50RW5kcG9pbnRSZXF1ZXN0Gi0uY2FsbGVyY29udGV4dC52MS5EZWxldGVFdmVudEVuZHBvaW50UmVzcG9uc2UiPoq1GDYKBFBPU1QSLi9hZG1pbi92MS9ldmVudC1lbmRwb2ludHMve2VuZHBvaW50X2lkfS9kZWxldGWQtRgCEp4BCg1TZW5kVGVzdEV2ZW50EiYuY2FsbGVyY29udGV4dC52MS5TZW5kVGVzdEV2ZW50UmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuU2VuZFRlc3RFdmVudFJlc3BvbnNlIjyKtRg0CgRQT1NUEiwvYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vdGVzdJC1GAIStQEKE0xpc3RFdmVudERlbGl2ZXJpZXMSLC5jYWxsZXJjb250ZXh0LnYxLkxpc3RFdmVudERlbGl2ZXJpZXNSZXF1ZXN0Gi0uY2FsbGVyY29udGV4dC52MS5MaXN0RXZlbnREZWxpdmVyaWVzUmVzcG9uc2UiQYq1GDkKA0dFVBIyL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L2RlbGl2ZXJpZXOQtRgCEqcBCg5SZWRlbGl2ZXJFdmVudBInLmNhbGxlcmNvbnRleHQudjEuUmVkZWxpdmVyRXZlbnRSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5SZWRlbGl2ZXJFdmVudFJlc3BvbnNlIkKKtRg6CgRQT1NUEjIvYWRtaW4vdjEvZXZlbnQtZGVsaXZlcmllcy97ZGVsaXZlcnlfaWR9L3JlZGVsaXZlcpC1GAJiBnByb3RvMw", [file_callercontext_v1_event_endpoints, file_callercontext_v1_options]);
 
 /**
  * Tier names: "free", "starter", "growth", "scale".
@@ -45,6 +45,14 @@ export type Account = Message<"callercontext.v1.Account"> & {
    * @generated from field: uint32 quota_remaining = 5;
    */
   quotaRemaining: number;
+
+  /**
+   * Days a customer is matched and kept after their last call (7 to 365; 90
+   * unless the account's owner or the operator set another).
+   *
+   * @generated from field: uint32 context_retention_days = 6;
+   */
+  contextRetentionDays: number;
 };
 
 /**
@@ -178,6 +186,47 @@ export const SetAccountQuotaResponseSchema: GenMessage<SetAccountQuotaResponse> 
   messageDesc(file_callercontext_v1_admin, 6);
 
 /**
+ * @generated from message callercontext.v1.SetAccountRetentionRequest
+ */
+export type SetAccountRetentionRequest = Message<"callercontext.v1.SetAccountRetentionRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Required: 7 to 365.
+   *
+   * @generated from field: optional uint32 context_retention_days = 2;
+   */
+  contextRetentionDays?: number | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.SetAccountRetentionRequest.
+ * Use `create(SetAccountRetentionRequestSchema)` to create a new message.
+ */
+export const SetAccountRetentionRequestSchema: GenMessage<SetAccountRetentionRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 7);
+
+/**
+ * @generated from message callercontext.v1.SetAccountRetentionResponse
+ */
+export type SetAccountRetentionResponse = Message<"callercontext.v1.SetAccountRetentionResponse"> & {
+  /**
+   * @generated from field: callercontext.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.SetAccountRetentionResponse.
+ * Use `create(SetAccountRetentionResponseSchema)` to create a new message.
+ */
+export const SetAccountRetentionResponseSchema: GenMessage<SetAccountRetentionResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 8);
+
+/**
  * @generated from message callercontext.v1.SetAccountTierRequest
  */
 export type SetAccountTierRequest = Message<"callercontext.v1.SetAccountTierRequest"> & {
@@ -197,7 +246,7 @@ export type SetAccountTierRequest = Message<"callercontext.v1.SetAccountTierRequ
  * Use `create(SetAccountTierRequestSchema)` to create a new message.
  */
 export const SetAccountTierRequestSchema: GenMessage<SetAccountTierRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 7);
+  messageDesc(file_callercontext_v1_admin, 9);
 
 /**
  * @generated from message callercontext.v1.SetAccountTierResponse
@@ -214,7 +263,7 @@ export type SetAccountTierResponse = Message<"callercontext.v1.SetAccountTierRes
  * Use `create(SetAccountTierResponseSchema)` to create a new message.
  */
 export const SetAccountTierResponseSchema: GenMessage<SetAccountTierResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 8);
+  messageDesc(file_callercontext_v1_admin, 10);
 
 /**
  * Key kinds: "test" (sk_test_) and "prod" (sk_prod_).
@@ -255,7 +304,7 @@ export type ApiKey = Message<"callercontext.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 9);
+  messageDesc(file_callercontext_v1_admin, 11);
 
 /**
  * @generated from message callercontext.v1.CreateKeyRequest
@@ -279,7 +328,7 @@ export type CreateKeyRequest = Message<"callercontext.v1.CreateKeyRequest"> & {
  * Use `create(CreateKeyRequestSchema)` to create a new message.
  */
 export const CreateKeyRequestSchema: GenMessage<CreateKeyRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 10);
+  messageDesc(file_callercontext_v1_admin, 12);
 
 /**
  * @generated from message callercontext.v1.CreateKeyResponse
@@ -313,7 +362,7 @@ export type CreateKeyResponse = Message<"callercontext.v1.CreateKeyResponse"> & 
  * Use `create(CreateKeyResponseSchema)` to create a new message.
  */
 export const CreateKeyResponseSchema: GenMessage<CreateKeyResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 11);
+  messageDesc(file_callercontext_v1_admin, 13);
 
 /**
  * @generated from message callercontext.v1.ListKeysRequest
@@ -330,7 +379,7 @@ export type ListKeysRequest = Message<"callercontext.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 12);
+  messageDesc(file_callercontext_v1_admin, 14);
 
 /**
  * @generated from message callercontext.v1.ListKeysResponse
@@ -347,7 +396,7 @@ export type ListKeysResponse = Message<"callercontext.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 13);
+  messageDesc(file_callercontext_v1_admin, 15);
 
 /**
  * @generated from message callercontext.v1.RevokeKeyRequest
@@ -364,7 +413,7 @@ export type RevokeKeyRequest = Message<"callercontext.v1.RevokeKeyRequest"> & {
  * Use `create(RevokeKeyRequestSchema)` to create a new message.
  */
 export const RevokeKeyRequestSchema: GenMessage<RevokeKeyRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 14);
+  messageDesc(file_callercontext_v1_admin, 16);
 
 /**
  * @generated from message callercontext.v1.RevokeKeyResponse
@@ -386,7 +435,7 @@ export type RevokeKeyResponse = Message<"callercontext.v1.RevokeKeyResponse"> & 
  * Use `create(RevokeKeyResponseSchema)` to create a new message.
  */
 export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 15);
+  messageDesc(file_callercontext_v1_admin, 17);
 
 /**
  * Platforms: "vapi", "retell", "elevenlabs", "twilio_studio", "telnyx".
@@ -453,7 +502,7 @@ export type Integration = Message<"callercontext.v1.Integration"> & {
  * Use `create(IntegrationSchema)` to create a new message.
  */
 export const IntegrationSchema: GenMessage<Integration> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 16);
+  messageDesc(file_callercontext_v1_admin, 18);
 
 /**
  * Which fields of the platform's end-of-call analysis become what.
@@ -495,7 +544,7 @@ export type EndOfCallMapping = Message<"callercontext.v1.EndOfCallMapping"> & {
  * Use `create(EndOfCallMappingSchema)` to create a new message.
  */
 export const EndOfCallMappingSchema: GenMessage<EndOfCallMapping> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 17);
+  messageDesc(file_callercontext_v1_admin, 19);
 
 /**
  * @generated from message callercontext.v1.CreateIntegrationRequest
@@ -549,7 +598,7 @@ export type CreateIntegrationRequest = Message<"callercontext.v1.CreateIntegrati
  * Use `create(CreateIntegrationRequestSchema)` to create a new message.
  */
 export const CreateIntegrationRequestSchema: GenMessage<CreateIntegrationRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 18);
+  messageDesc(file_callercontext_v1_admin, 20);
 
 /**
  * @generated from message callercontext.v1.CreateIntegrationResponse
@@ -574,7 +623,7 @@ export type CreateIntegrationResponse = Message<"callercontext.v1.CreateIntegrat
  * Use `create(CreateIntegrationResponseSchema)` to create a new message.
  */
 export const CreateIntegrationResponseSchema: GenMessage<CreateIntegrationResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 19);
+  messageDesc(file_callercontext_v1_admin, 21);
 
 /**
  * @generated from message callercontext.v1.ListIntegrationsRequest
@@ -591,7 +640,7 @@ export type ListIntegrationsRequest = Message<"callercontext.v1.ListIntegrations
  * Use `create(ListIntegrationsRequestSchema)` to create a new message.
  */
 export const ListIntegrationsRequestSchema: GenMessage<ListIntegrationsRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 20);
+  messageDesc(file_callercontext_v1_admin, 22);
 
 /**
  * @generated from message callercontext.v1.ListIntegrationsResponse
@@ -608,7 +657,7 @@ export type ListIntegrationsResponse = Message<"callercontext.v1.ListIntegration
  * Use `create(ListIntegrationsResponseSchema)` to create a new message.
  */
 export const ListIntegrationsResponseSchema: GenMessage<ListIntegrationsResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 21);
+  messageDesc(file_callercontext_v1_admin, 23);
 
 /**
  * @generated from message callercontext.v1.DeleteIntegrationRequest
@@ -625,7 +674,7 @@ export type DeleteIntegrationRequest = Message<"callercontext.v1.DeleteIntegrati
  * Use `create(DeleteIntegrationRequestSchema)` to create a new message.
  */
 export const DeleteIntegrationRequestSchema: GenMessage<DeleteIntegrationRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 22);
+  messageDesc(file_callercontext_v1_admin, 24);
 
 /**
  * @generated from message callercontext.v1.DeleteIntegrationResponse
@@ -647,7 +696,7 @@ export type DeleteIntegrationResponse = Message<"callercontext.v1.DeleteIntegrat
  * Use `create(DeleteIntegrationResponseSchema)` to create a new message.
  */
 export const DeleteIntegrationResponseSchema: GenMessage<DeleteIntegrationResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 23);
+  messageDesc(file_callercontext_v1_admin, 25);
 
 /**
  * @generated from message callercontext.v1.CreateSignupInviteRequest
@@ -660,7 +709,7 @@ export type CreateSignupInviteRequest = Message<"callercontext.v1.CreateSignupIn
  * Use `create(CreateSignupInviteRequestSchema)` to create a new message.
  */
 export const CreateSignupInviteRequestSchema: GenMessage<CreateSignupInviteRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 24);
+  messageDesc(file_callercontext_v1_admin, 26);
 
 /**
  * @generated from message callercontext.v1.CreateSignupInviteResponse
@@ -686,7 +735,7 @@ export type CreateSignupInviteResponse = Message<"callercontext.v1.CreateSignupI
  * Use `create(CreateSignupInviteResponseSchema)` to create a new message.
  */
 export const CreateSignupInviteResponseSchema: GenMessage<CreateSignupInviteResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 25);
+  messageDesc(file_callercontext_v1_admin, 27);
 
 /**
  * AdminService lets an operator manage accounts and API keys. Every method
@@ -737,6 +786,17 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SetAccountTierRequestSchema;
     output: typeof SetAccountTierResponseSchema;
+  },
+  /**
+   * Sets how long the account's callers are remembered: a customer is
+   * matched, and kept, for this many days after their last call (7 to 365).
+   *
+   * @generated from rpc callercontext.v1.AdminService.SetAccountRetention
+   */
+  setAccountRetention: {
+    methodKind: "unary";
+    input: typeof SetAccountRetentionRequestSchema;
+    output: typeof SetAccountRetentionResponseSchema;
   },
   /**
    * Creates an API key of the account (test unless prod is asked for); its

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/customers.proto.
  */
 export const file_callercontext_v1_customers: GenFile = /*@__PURE__*/
-  fileDesc("CiBjYWxsZXJjb250ZXh0L3YxL2N1c3RvbWVycy5wcm90bxIQY2FsbGVyY29udGV4dC52MSIqChJHZXRDdXN0b21lclJlcXVlc3QSFAoMY3VzdG9tZXJfcmVmGAEgASgJIv8DChNHZXRDdXN0b21lclJlc3BvbnNlEhQKDGN1c3RvbWVyX3JlZhgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X2NhbGxfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjoKC2lkZW50aWZpZXJzGAQgASgLMiUuY2FsbGVyY29udGV4dC52MS5DdXN0b21lcklkZW50aWZpZXJzEjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBI6ChByZXNvbHZlZF9pbnRlbnRzGAYgAygLMiAuY2FsbGVyY29udGV4dC52MS5SZXNvbHZlZEludGVudBJHCgl2YXJpYWJsZXMYByADKAsyNC5jYWxsZXJjb250ZXh0LnYxLkdldEN1c3RvbWVyUmVzcG9uc2UuVmFyaWFibGVzRW50cnkSLQoFY2FsbHMYCCADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkN1c3RvbWVyQ2FsbBpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASJaChRMaXN0Q3VzdG9tZXJzUmVxdWVzdBIQCgNhbmkYASABKAlIAIgBARIYCgtleHRlcm5hbF9pZBgCIAEoCUgBiAEBQgYKBF9hbmlCDgoMX2V4dGVybmFsX2lkIk0KFUxpc3RDdXN0b21lcnNSZXNwb25zZRI0CgljdXN0b21lcnMYASADKAsyIS5jYWxsZXJjb250ZXh0LnYxLkN1c3RvbWVyU3VtbWFyeSJZCg9DdXN0b21lclN1bW1hcnkSFAoMY3VzdG9tZXJfcmVmGAEgASgJEjAKDGxhc3RfY2FsbF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLAoURXJhc2VDdXN0b21lclJlcXVlc3QSFAoMY3VzdG9tZXJfcmVmGAEgASgJIj0KFUVyYXNlQ3VzdG9tZXJSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSDgoGZXJhc2VkGAIgASgIIjsKFU1lcmdlQ3VzdG9tZXJzUmVxdWVzdBIUCgxjdXN0b21lcl9yZWYYASABKAkSDAoEZnJvbRgCIAEoCSKFBAoWTWVyZ2VDdXN0b21lcnNSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSLgoKY3JlYXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9jYWxsX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI6CgtpZGVudGlmaWVycxgEIAEoCzIlLmNhbGxlcmNvbnRleHQudjEuQ3VzdG9tZXJJZGVudGlmaWVycxIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSOgoQcmVzb2x2ZWRfaW50ZW50cxgGIAMoCzIgLmNhbGxlcmNvbnRleHQudjEuUmVzb2x2ZWRJbnRlbnQSSgoJdmFyaWFibGVzGAcgAygLMjcuY2FsbGVyY29udGV4dC52MS5NZXJnZUN1c3RvbWVyc1Jlc3BvbnNlLlZhcmlhYmxlc0VudHJ5Ei0KBWNhbGxzGAggAygLMh4uY2FsbGVyY29udGV4dC52MS5DdXN0b21lckNhbGwaTAoOVmFyaWFibGVzRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhouY2FsbGVyY29udGV4dC52MS5WYXJpYWJsZToCOAEicwoXVW5saW5rSWRlbnRpZmllclJlcXVlc3QSFAoMY3VzdG9tZXJfcmVmGAEgASgJEhAKA2FuaRgCIAEoCUgAiAEBEhgKC2V4dGVybmFsX2lkGAMgASgJSAGIAQFCBgoEX2FuaUIOCgxfZXh0ZXJuYWxfaWQiiQQKGFVubGlua0lkZW50aWZpZXJSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSLgoKY3JlYXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9jYWxsX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI6CgtpZGVudGlmaWVycxgEIAEoCzIlLmNhbGxlcmNvbnRleHQudjEuQ3VzdG9tZXJJZGVudGlmaWVycxIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSOgoQcmVzb2x2ZWRfaW50ZW50cxgGIAMoCzIgLmNhbGxlcmNvbnRleHQudjEuUmVzb2x2ZWRJbnRlbnQSTAoJdmFyaWFibGVzGAcgAygLMjkuY2FsbGVyY29udGV4dC52MS5VbmxpbmtJZGVudGlmaWVyUmVzcG9uc2UuVmFyaWFibGVzRW50cnkSLQoFY2FsbHMYCCADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkN1c3RvbWVyQ2FsbBpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASJWChNDdXN0b21lcklkZW50aWZpZXJzEgsKA2FuaRgBIAMoCRIyCgxleHRlcm5hbF9pZHMYAiADKAsyHC5jYWxsZXJjb250ZXh0LnYxLkV4dGVybmFsSWQiKAoKRXh0ZXJuYWxJZBILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAkiswEKDlJlc29sdmVkSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uEi8KC3Jlc29sdmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKCAgoMQ3VzdG9tZXJDYWxsEg8KB2NhbGxfaWQYASABKAkSLgoKY2FsbF9zdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KEGR1cmF0aW9uX3NlY29uZHMYBCABKAFIAIgBARIUCgdzdW1tYXJ5GAUgASgJSAGIAQESLQoHaW50ZW50cxgGIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuQ2FsbEludGVudEITChFfZHVyYXRpb25fc2Vjb25kc0IKCghfc3VtbWFyeTLgBQoPQ3VzdG9tZXJTZXJ2aWNlEoMBCgtHZXRDdXN0b21lchIkLmNhbGxlcmNvbnRleHQudjEuR2V0Q3VzdG9tZXJSZXF1ZXN0GiUuY2FsbGVyY29udGV4dC52MS5HZXRDdXN0b21lclJlc3BvbnNlIieKtRgjCgNHRVQSHC92MS9jdXN0b21lcnMve2N1c3RvbWVyX3JlZn0SegoNTGlzdEN1c3RvbWVycxImLmNhbGxlcmNvbnRleHQudjEuTGlzdEN1c3RvbWVyc1JlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLkxpc3RDdXN0b21lcnNSZXNwb25zZSIYirUYFAoDR0VUEg0vdjEvY3VzdG9tZXJzEpABCg1FcmFzZUN1c3RvbWVyEiYuY2FsbGVyY29udGV4dC52MS5FcmFzZUN1c3RvbWVyUmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuRXJhc2VDdXN0b21lclJlc3BvbnNlIi6KtRgmCgZERUxFVEUSHC92MS9jdXN0b21lcnMve2N1c3RvbWVyX3JlZn2QtRgDEpMBCg5NZXJnZUN1c3RvbWVycxInLmNhbGxlcmNvbnRleHQudjEuTWVyZ2VDdXN0b21lcnNSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5NZXJnZUN1c3RvbWVyc1Jlc3BvbnNlIi6KtRgqCgRQT1NUEiIvdjEvY3VzdG9tZXJzL3tjdXN0b21lcl9yZWZ9L21lcmdlEqEBChBVbmxpbmtJZGVudGlmaWVyEikuY2FsbGVyY29udGV4dC52MS5VbmxpbmtJZGVudGlmaWVyUmVxdWVzdBoqLmNhbGxlcmNvbnRleHQudjEuVW5saW5rSWRlbnRpZmllclJlc3BvbnNlIjaKtRgyCgZERUxFVEUSKC92MS9jdXN0b21lcnMve2N1c3RvbWVyX3JlZn0vaWRlbnRpZmllcnNiBnByb3RvMw", [file_callercontext_v1_caller_context, file_callercontext_v1_options, file_google_protobuf_timestamp]);
+  fileDesc("CiBjYWxsZXJjb250ZXh0L3YxL2N1c3RvbWVycy5wcm90bxIQY2FsbGVyY29udGV4dC52MSIqChJHZXRDdXN0b21lclJlcXVlc3QSFAoMY3VzdG9tZXJfcmVmGAEgASgJIv8DChNHZXRDdXN0b21lclJlc3BvbnNlEhQKDGN1c3RvbWVyX3JlZhgBIAEoCRIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X2NhbGxfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjoKC2lkZW50aWZpZXJzGAQgASgLMiUuY2FsbGVyY29udGV4dC52MS5DdXN0b21lcklkZW50aWZpZXJzEjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBI6ChByZXNvbHZlZF9pbnRlbnRzGAYgAygLMiAuY2FsbGVyY29udGV4dC52MS5SZXNvbHZlZEludGVudBJHCgl2YXJpYWJsZXMYByADKAsyNC5jYWxsZXJjb250ZXh0LnYxLkdldEN1c3RvbWVyUmVzcG9uc2UuVmFyaWFibGVzRW50cnkSLQoFY2FsbHMYCCADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkN1c3RvbWVyQ2FsbBpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASJaChRMaXN0Q3VzdG9tZXJzUmVxdWVzdBIQCgNhbmkYASABKAlIAIgBARIYCgtleHRlcm5hbF9pZBgCIAEoCUgBiAEBQgYKBF9hbmlCDgoMX2V4dGVybmFsX2lkIk0KFUxpc3RDdXN0b21lcnNSZXNwb25zZRI0CgljdXN0b21lcnMYASADKAsyIS5jYWxsZXJjb250ZXh0LnYxLkN1c3RvbWVyU3VtbWFyeSJZCg9DdXN0b21lclN1bW1hcnkSFAoMY3VzdG9tZXJfcmVmGAEgASgJEjAKDGxhc3RfY2FsbF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiLAoURXJhc2VDdXN0b21lclJlcXVlc3QSFAoMY3VzdG9tZXJfcmVmGAEgASgJIj0KFUVyYXNlQ3VzdG9tZXJSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSDgoGZXJhc2VkGAIgASgIIi0KFUZvcmdldEN1c3RvbWVyUmVxdWVzdBIUCgxjdXN0b21lcl9yZWYYASABKAkiWgoWRm9yZ2V0Q3VzdG9tZXJSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSDgoGZXJhc2VkGAIgASgIEhoKEmlkZW50aWZpZXJzX21hcmtlZBgDIAEoDSJZChNMaWZ0Rm9yZ2V0TWVSZXF1ZXN0EhAKA2FuaRgBIAEoCUgAiAEBEhgKC2V4dGVybmFsX2lkGAIgASgJSAGIAQFCBgoEX2FuaUIOCgxfZXh0ZXJuYWxfaWQiRAoUTGlmdEZvcmdldE1lUmVzcG9uc2USDgoGbGlmdGVkGAEgASgIEhwKFGlkZW50aWZpZXJzX3VubWFya2VkGAIgASgNIjsKFU1lcmdlQ3VzdG9tZXJzUmVxdWVzdBIUCgxjdXN0b21lcl9yZWYYASABKAkSDAoEZnJvbRgCIAEoCSKFBAoWTWVyZ2VDdXN0b21lcnNSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSLgoKY3JlYXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9jYWxsX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI6CgtpZGVudGlmaWVycxgEIAEoCzIlLmNhbGxlcmNvbnRleHQudjEuQ3VzdG9tZXJJZGVudGlmaWVycxIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSOgoQcmVzb2x2ZWRfaW50ZW50cxgGIAMoCzIgLmNhbGxlcmNvbnRleHQudjEuUmVzb2x2ZWRJbnRlbnQSSgoJdmFyaWFibGVzGAcgAygLMjcuY2FsbGVyY29udGV4dC52MS5NZXJnZUN1c3RvbWVyc1Jlc3BvbnNlLlZhcmlhYmxlc0VudHJ5Ei0KBWNhbGxzGAggAygLMh4uY2FsbGVyY29udGV4dC52MS5DdXN0b21lckNhbGwaTAoOVmFyaWFibGVzRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhouY2FsbGVyY29udGV4dC52MS5WYXJpYWJsZToCOAEicwoXVW5saW5rSWRlbnRpZmllclJlcXVlc3QSFAoMY3VzdG9tZXJfcmVmGAEgASgJEhAKA2FuaRgCIAEoCUgAiAEBEhgKC2V4dGVybmFsX2lkGAMgASgJSAGIAQFCBgoEX2FuaUIOCgxfZXh0ZXJuYWxfaWQiiQQKGFVubGlua0lkZW50aWZpZXJSZXNwb25zZRIUCgxjdXN0b21lcl9yZWYYASABKAkSLgoKY3JlYXRlZF9hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF9jYWxsX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI6CgtpZGVudGlmaWVycxgEIAEoCzIlLmNhbGxlcmNvbnRleHQudjEuQ3VzdG9tZXJJZGVudGlmaWVycxIyCgxvcGVuX2ludGVudHMYBSADKAsyHC5jYWxsZXJjb250ZXh0LnYxLk9wZW5JbnRlbnQSOgoQcmVzb2x2ZWRfaW50ZW50cxgGIAMoCzIgLmNhbGxlcmNvbnRleHQudjEuUmVzb2x2ZWRJbnRlbnQSTAoJdmFyaWFibGVzGAcgAygLMjkuY2FsbGVyY29udGV4dC52MS5VbmxpbmtJZGVudGlmaWVyUmVzcG9uc2UuVmFyaWFibGVzRW50cnkSLQoFY2FsbHMYCCADKAsyHi5jYWxsZXJjb250ZXh0LnYxLkN1c3RvbWVyQ2FsbBpMCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSKQoFdmFsdWUYAiABKAsyGi5jYWxsZXJjb250ZXh0LnYxLlZhcmlhYmxlOgI4ASJWChNDdXN0b21lcklkZW50aWZpZXJzEgsKA2FuaRgBIAMoCRIyCgxleHRlcm5hbF9pZHMYAiADKAsyHC5jYWxsZXJjb250ZXh0LnYxLkV4dGVybmFsSWQiKAoKRXh0ZXJuYWxJZBILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAkiswEKDlJlc29sdmVkSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uEi8KC3Jlc29sdmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKCAgoMQ3VzdG9tZXJDYWxsEg8KB2NhbGxfaWQYASABKAkSLgoKY2FsbF9zdGFydBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KEGR1cmF0aW9uX3NlY29uZHMYBCABKAFIAIgBARIUCgdzdW1tYXJ5GAUgASgJSAGIAQESLQoHaW50ZW50cxgGIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuQ2FsbEludGVudEITChFfZHVyYXRpb25fc2Vjb25kc0IKCghfc3VtbWFyeTKMCAoPQ3VzdG9tZXJTZXJ2aWNlEoMBCgtHZXRDdXN0b21lchIkLmNhbGxlcmNvbnRleHQudjEuR2V0Q3VzdG9tZXJSZXF1ZXN0GiUuY2FsbGVyY29udGV4dC52MS5HZXRDdXN0b21lclJlc3BvbnNlIieKtRgjCgNHRVQSHC92MS9jdXN0b21lcnMve2N1c3RvbWVyX3JlZn0SegoNTGlzdEN1c3RvbWVycxImLmNhbGxlcmNvbnRleHQudjEuTGlzdEN1c3RvbWVyc1JlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLkxpc3RDdXN0b21lcnNSZXNwb25zZSIYirUYFAoDR0VUEg0vdjEvY3VzdG9tZXJzEpABCg1FcmFzZUN1c3RvbWVyEiYuY2FsbGVyY29udGV4dC52MS5FcmFzZUN1c3RvbWVyUmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuRXJhc2VDdXN0b21lclJlc3BvbnNlIi6KtRgmCgZERUxFVEUSHC92MS9jdXN0b21lcnMve2N1c3RvbWVyX3JlZn2QtRgDEpMBCg5NZXJnZUN1c3RvbWVycxInLmNhbGxlcmNvbnRleHQudjEuTWVyZ2VDdXN0b21lcnNSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5NZXJnZUN1c3RvbWVyc1Jlc3BvbnNlIi6KtRgqCgRQT1NUEiIvdjEvY3VzdG9tZXJzL3tjdXN0b21lcl9yZWZ9L21lcmdlEpsBCg5Gb3JnZXRDdXN0b21lchInLmNhbGxlcmNvbnRleHQudjEuRm9yZ2V0Q3VzdG9tZXJSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5Gb3JnZXRDdXN0b21lclJlc3BvbnNlIjaKtRguCgRQT1NUEiYvdjEvY3VzdG9tZXJzL3tjdXN0b21lcl9yZWZ9L2ZvcmdldC1tZZC1GAMSiwEKDExpZnRGb3JnZXRNZRIlLmNhbGxlcmNvbnRleHQudjEuTGlmdEZvcmdldE1lUmVxdWVzdBomLmNhbGxlcmNvbnRleHQudjEuTGlmdEZvcmdldE1lUmVzcG9uc2UiLIq1GCQKBFBPU1QSHC92MS9jdXN0b21lcnMvZm9yZ2V0LW1lL2xpZnSQtRgDEqEBChBVbmxpbmtJZGVudGlmaWVyEikuY2FsbGVyY29udGV4dC52MS5VbmxpbmtJZGVudGlmaWVyUmVxdWVzdBoqLmNhbGxlcmNvbnRleHQudjEuVW5saW5rSWRlbnRpZmllclJlc3BvbnNlIjaKtRgyCgZERUxFVEUSKC92MS9jdXN0b21lcnMve2N1c3RvbWVyX3JlZn0vaWRlbnRpZmllcnNiBnByb3RvMw", [file_callercontext_v1_caller_context, file_callercontext_v1_options, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message callercontext.v1.GetCustomerRequest
@@ -198,6 +198,104 @@ export const EraseCustomerResponseSchema: GenMessage<EraseCustomerResponse> = /*
   messageDesc(file_callercontext_v1_customers, 6);
 
 /**
+ * @generated from message callercontext.v1.ForgetCustomerRequest
+ */
+export type ForgetCustomerRequest = Message<"callercontext.v1.ForgetCustomerRequest"> & {
+  /**
+   * @generated from field: string customer_ref = 1;
+   */
+  customerRef: string;
+};
+
+/**
+ * Describes the message callercontext.v1.ForgetCustomerRequest.
+ * Use `create(ForgetCustomerRequestSchema)` to create a new message.
+ */
+export const ForgetCustomerRequestSchema: GenMessage<ForgetCustomerRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_customers, 7);
+
+/**
+ * @generated from message callercontext.v1.ForgetCustomerResponse
+ */
+export type ForgetCustomerResponse = Message<"callercontext.v1.ForgetCustomerResponse"> & {
+  /**
+   * The customer erased (the survivor, when a merged ref was sent).
+   *
+   * @generated from field: string customer_ref = 1;
+   */
+  customerRef: string;
+
+  /**
+   * @generated from field: bool erased = 2;
+   */
+  erased: boolean;
+
+  /**
+   * How many numbers and external ids the mark covers.
+   *
+   * @generated from field: uint32 identifiers_marked = 3;
+   */
+  identifiersMarked: number;
+};
+
+/**
+ * Describes the message callercontext.v1.ForgetCustomerResponse.
+ * Use `create(ForgetCustomerResponseSchema)` to create a new message.
+ */
+export const ForgetCustomerResponseSchema: GenMessage<ForgetCustomerResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_customers, 8);
+
+/**
+ * @generated from message callercontext.v1.LiftForgetMeRequest
+ */
+export type LiftForgetMeRequest = Message<"callercontext.v1.LiftForgetMeRequest"> & {
+  /**
+   * Exactly one of ani, external_id, as in ListCustomersRequest.
+   *
+   * @generated from field: optional string ani = 1;
+   */
+  ani?: string | undefined;
+
+  /**
+   * @generated from field: optional string external_id = 2;
+   */
+  externalId?: string | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.LiftForgetMeRequest.
+ * Use `create(LiftForgetMeRequestSchema)` to create a new message.
+ */
+export const LiftForgetMeRequestSchema: GenMessage<LiftForgetMeRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_customers, 9);
+
+/**
+ * @generated from message callercontext.v1.LiftForgetMeResponse
+ */
+export type LiftForgetMeResponse = Message<"callercontext.v1.LiftForgetMeResponse"> & {
+  /**
+   * Whether a mark covered the identifier (false: nothing to lift).
+   *
+   * @generated from field: bool lifted = 1;
+   */
+  lifted: boolean;
+
+  /**
+   * How many identifiers the lifted mark covered.
+   *
+   * @generated from field: uint32 identifiers_unmarked = 2;
+   */
+  identifiersUnmarked: number;
+};
+
+/**
+ * Describes the message callercontext.v1.LiftForgetMeResponse.
+ * Use `create(LiftForgetMeResponseSchema)` to create a new message.
+ */
+export const LiftForgetMeResponseSchema: GenMessage<LiftForgetMeResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_customers, 10);
+
+/**
  * @generated from message callercontext.v1.MergeCustomersRequest
  */
 export type MergeCustomersRequest = Message<"callercontext.v1.MergeCustomersRequest"> & {
@@ -221,7 +319,7 @@ export type MergeCustomersRequest = Message<"callercontext.v1.MergeCustomersRequ
  * Use `create(MergeCustomersRequestSchema)` to create a new message.
  */
 export const MergeCustomersRequestSchema: GenMessage<MergeCustomersRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 7);
+  messageDesc(file_callercontext_v1_customers, 11);
 
 /**
  * The survivor's record, as GetCustomerResponse.
@@ -279,7 +377,7 @@ export type MergeCustomersResponse = Message<"callercontext.v1.MergeCustomersRes
  * Use `create(MergeCustomersResponseSchema)` to create a new message.
  */
 export const MergeCustomersResponseSchema: GenMessage<MergeCustomersResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 8);
+  messageDesc(file_callercontext_v1_customers, 12);
 
 /**
  * @generated from message callercontext.v1.UnlinkIdentifierRequest
@@ -308,7 +406,7 @@ export type UnlinkIdentifierRequest = Message<"callercontext.v1.UnlinkIdentifier
  * Use `create(UnlinkIdentifierRequestSchema)` to create a new message.
  */
 export const UnlinkIdentifierRequestSchema: GenMessage<UnlinkIdentifierRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 9);
+  messageDesc(file_callercontext_v1_customers, 13);
 
 /**
  * The record after the unlink, as GetCustomerResponse.
@@ -366,7 +464,7 @@ export type UnlinkIdentifierResponse = Message<"callercontext.v1.UnlinkIdentifie
  * Use `create(UnlinkIdentifierResponseSchema)` to create a new message.
  */
 export const UnlinkIdentifierResponseSchema: GenMessage<UnlinkIdentifierResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 10);
+  messageDesc(file_callercontext_v1_customers, 14);
 
 /**
  * @generated from message callercontext.v1.CustomerIdentifiers
@@ -392,7 +490,7 @@ export type CustomerIdentifiers = Message<"callercontext.v1.CustomerIdentifiers"
  * Use `create(CustomerIdentifiersSchema)` to create a new message.
  */
 export const CustomerIdentifiersSchema: GenMessage<CustomerIdentifiers> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 11);
+  messageDesc(file_callercontext_v1_customers, 15);
 
 /**
  * @generated from message callercontext.v1.ExternalId
@@ -414,7 +512,7 @@ export type ExternalId = Message<"callercontext.v1.ExternalId"> & {
  * Use `create(ExternalIdSchema)` to create a new message.
  */
 export const ExternalIdSchema: GenMessage<ExternalId> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 12);
+  messageDesc(file_callercontext_v1_customers, 16);
 
 /**
  * @generated from message callercontext.v1.ResolvedIntent
@@ -446,7 +544,7 @@ export type ResolvedIntent = Message<"callercontext.v1.ResolvedIntent"> & {
  * Use `create(ResolvedIntentSchema)` to create a new message.
  */
 export const ResolvedIntentSchema: GenMessage<ResolvedIntent> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 13);
+  messageDesc(file_callercontext_v1_customers, 17);
 
 /**
  * @generated from message callercontext.v1.CustomerCall
@@ -494,7 +592,7 @@ export type CustomerCall = Message<"callercontext.v1.CustomerCall"> & {
  * Use `create(CustomerCallSchema)` to create a new message.
  */
 export const CustomerCallSchema: GenMessage<CustomerCall> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_customers, 14);
+  messageDesc(file_callercontext_v1_customers, 18);
 
 /**
  * CustomerService manages the stored customer records of the calling key's
@@ -543,6 +641,32 @@ export const CustomerService: GenService<{
     methodKind: "unary";
     input: typeof MergeCustomersRequestSchema;
     output: typeof MergeCustomersResponseSchema;
+  },
+  /**
+   * Marks the customer "do not remember": they are erased as by
+   * EraseCustomer, and later calls from their numbers and external ids are
+   * answered as new callers and save nothing but the call's billing row,
+   * until the mark is lifted. The mark keeps only keyed hashes of the
+   * identifiers. Not billed.
+   *
+   * @generated from rpc callercontext.v1.CustomerService.ForgetCustomer
+   */
+  forgetCustomer: {
+    methodKind: "unary";
+    input: typeof ForgetCustomerRequestSchema;
+    output: typeof ForgetCustomerResponseSchema;
+  },
+  /**
+   * Lifts a "do not remember" mark, named by any one number or external id
+   * it covers: the next call from them is remembered again (as a new
+   * customer). Not billed.
+   *
+   * @generated from rpc callercontext.v1.CustomerService.LiftForgetMe
+   */
+  liftForgetMe: {
+    methodKind: "unary";
+    input: typeof LiftForgetMeRequestSchema;
+    output: typeof LiftForgetMeResponseSchema;
   },
   /**
    * Removes one number or external id from the customer.

@@ -1,12 +1,15 @@
 import type { Tenant } from "../../domain/tenant.ts";
 import type { Db } from "../engine/database.ts";
 
-/** The customer a tenant's call belongs to and whether it has ended; undefined when never started. */
+/**
+ * The customer a tenant's call belongs to (null for a caller marked "do not remember") and whether it has
+ * ended; undefined when never started.
+ */
 export async function findCallState(
   db: Db,
   tenant: Tenant,
   callId: string,
-): Promise<{ readonly customerId: string; readonly ended: boolean } | undefined> {
+): Promise<{ readonly customerId: string | null; readonly ended: boolean } | undefined> {
   const call = await db
     .selectFrom("calls")
     .select(["customer_id", "call_end"])

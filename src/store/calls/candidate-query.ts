@@ -15,23 +15,31 @@ export interface CandidateFacts {
   readonly calledDnis: boolean;
 }
 
+/** The candidates, or that one of the hints' identifiers carries a "do not remember" mark. */
+export type Candidates =
+  | { readonly forgotten: false; readonly candidates: CandidateFacts[] }
+  | { readonly forgotten: true };
+
 /**
  * Every customer of the tenant that any hint points at, with its facts, in
  * one round trip: identifier hits by primary key, customer_ref by id (a
  * merged customer's ref names its survivor), and only customers with a call
- * since `matchableSince` (the retention window).
+ * since `matchableSince` (the account's retention window); and in the same
+ * round trip, whether any of `forgetMeHashes` (the identifiers' keyed hashes) is marked.
  */
 export async function findCandidates(
   db: Db,
   tenant: Tenant,
   hints: NormalizedHints,
   matchableSince: Date,
+  forgetMeHashes: readonly string[],
   options: AbortableQueryOptions,
-): Promise<CandidateFacts[]> {
+): Promise<Candidates> {
   const identifiers = identifiersOf(hints);
-  if (identifiers.length === 0 && hints.customerRef === undefined) return [];
+  if (identifiers.length === 0 && hints.customerRef === undefined) return { forgotten: false, candidates: [] };
   const { rows } = await sql<{
-    id: string;
+    forgotten: boolean;
+    id: string | null;
     last_call_at: Date;
     ani: boolean;
     external_id: boolean;
@@ -62,7 +70,8 @@ export async function findCandidates(
       ), 'customer_ref'
       from (select ${hints.customerRef ?? null}::uuid as id) ref
       where ref.id is not null
-    )
+    ),
+    found as (
     select
       c.id,
       c.last_call_at,
@@ -76,14 +85,26 @@ export async function findCandidates(
     join customers c on c.id = h.customer_id
     where c.account_id = ${tenant.accountId} and c.mode = ${tenant.mode} and c.last_call_at >= ${matchableSince}
     group by c.id, c.last_call_at
+    )
+    select exists (
+        select 1 from forget_me_marks m
+        where m.account_id = ${tenant.accountId} and m.mode = ${tenant.mode}
+          and m.identifier_hash = any(${forgetMeHashes}::text[])
+      ) as forgotten, found.*
+    from (select 1) one left join found on true
   `.execute(db, options);
-  return rows.map((row) => ({
-    customerId: row.id,
-    lastCallAt: row.last_call_at,
-    aniMatch: row.ani,
-    externalIdMatch: row.external_id,
-    customerRefMatch: row.customer_ref,
-    hasOpenIntent: row.has_open_intent,
-    calledDnis: row.called_dnis,
-  }));
+  if (rows[0]?.forgotten) return { forgotten: true };
+  const found = rows.filter((row): row is typeof row & { id: string } => row.id !== null);
+  return {
+    forgotten: false,
+    candidates: found.map((row) => ({
+      customerId: row.id,
+      lastCallAt: row.last_call_at,
+      aniMatch: row.ani,
+      externalIdMatch: row.external_id,
+      customerRefMatch: row.customer_ref,
+      hasOpenIntent: row.has_open_intent,
+      calledDnis: row.called_dnis,
+    })),
+  };
 }

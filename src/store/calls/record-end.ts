@@ -45,7 +45,8 @@ const KEY_TAKEN = "CC409";
  * Everything an end does, in one statement that commits on its own. The call
  * row decides: every other part depends on `closed`, the started call this
  * end closes (moved to the customer the end names, a customer of the same
- * tenant, or the survivor its ref is an alias of). Then: the Idempotency-Key is claimed with the response it will
+ * tenant, or the survivor its ref is an alias of; a forgotten caller's call,
+ * which has no customer, is never closed here: record-forgotten.ts). Then: the Idempotency-Key is claimed with the response it will
  * replay (a key held by another request undoes the statement); identifiers
  * and the dialled number are linked to the customer; intents (saved open:
  * one more attempt since the last resolution; saved resolved: closed, with
@@ -85,7 +86,7 @@ export async function recordEnd(
         set call_end = ${now}, customer_id = coalesce((select id from target), calls.customer_id),
           summary = ${record.summary ?? null}::text, intents = ${callIntents(record)}::jsonb
         where calls.account_id = ${accountId} and calls.mode = ${mode} and calls.call_id = ${record.callId}
-          and calls.call_end is null
+          and calls.call_end is null and calls.customer_id is not null
           and (${ref}::uuid is null or exists (select 1 from target))
         returning calls.call_start, calls.customer_id
       ),

@@ -4,10 +4,17 @@ import type { Db } from "../engine/database.ts";
 // Deletes of what retention no longer keeps, each bounded to `limit` rows so
 // one sweep never holds locks for long. Each returns the rows it removed.
 
-/** A pass reads the table (last_call_at is not indexed, so that a start's update of it is HOT: migration 0008). */
-export async function deleteStaleCustomers(db: Db, lastCallBefore: Date, limit: number): Promise<number> {
+/**
+ * Customers whose last call is older than their account's retention. A pass reads the table (last_call_at is
+ * not indexed, so that a start's update of it is HOT: migration 0008), joined to the accounts by primary key.
+ */
+export async function deleteStaleCustomers(db: Db, now: Date, limit: number): Promise<number> {
   const result = await sql`
-    delete from customers where ctid in (select ctid from customers where last_call_at < ${lastCallBefore} limit ${limit})
+    delete from customers where ctid in (
+      select c.ctid from customers c join accounts a on a.id = c.account_id
+      where c.last_call_at < ${now}::timestamptz - make_interval(days => a.context_retention_days)
+      limit ${limit}
+    )
   `.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }

@@ -1,6 +1,6 @@
 import type { Clock } from "../../domain/clock.ts";
 import { FINISHED_DELIVERY_RETENTION_DAYS } from "../../domain/events.ts";
-import { CALL_ID_REUSE_DAYS, CONTEXT_RETENTION_DAYS, DAY_MS } from "../../domain/limits.ts";
+import { CALL_ID_REUSE_DAYS, DAY_MS } from "../../domain/limits.ts";
 import type { Db } from "../engine/database.ts";
 import { deleteFinishedDeliveries } from "../event-delivery-repository.ts";
 import { deleteOldRequests } from "../request-log-repository.ts";
@@ -13,8 +13,8 @@ import {
   withSweepLock,
 } from "./retention-repository.ts";
 
-// Retention: customers with no call in 90 days (and with them their
-// identifiers, intents and variables), call records older than 30 days (so
+// Retention: customers with no call within their account's retention (7 to
+// 365 days, src/domain/retention.ts; and with them their identifiers, intents and variables), call records older than 30 days (so
 // their call_id may be used again), expired variables and idempotency keys,
 // webhook receipts past their replay window, finished event deliveries older
 // than 30 days (their payloads may carry a caller's variables), and the
@@ -40,7 +40,7 @@ export interface SweepResult {
 /** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
 export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<SweepResult | undefined> {
   return withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
-    customers: await deleteStaleCustomers(trx, new Date(now.getTime() - CONTEXT_RETENTION_DAYS * DAY_MS), batchSize),
+    customers: await deleteStaleCustomers(trx, now, batchSize),
     calls: await deleteOldCalls(trx, new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS), batchSize),
     variables: await deleteExpiredVariables(trx, now, batchSize),
     idempotencyKeys: await deleteExpiredIdempotencyKeys(trx, now, batchSize),

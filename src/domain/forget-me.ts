@@ -1,0 +1,27 @@
+import { createHmac } from "node:crypto";
+import type { CustomerIdentifier } from "./customer.ts";
+import type { Tenant } from "./tenant.ts";
+
+// A caller who asked not to be remembered is recognised by a keyed hash of their identifiers, never by the
+// identifiers themselves. Keyed (HMAC-SHA-256 under a secret pepper), not a plain SHA-256 as for API keys: an
+// API key is 24 random bytes, but a phone number has about 10^10 values, so a plain hash of one is reversed
+// by trying them all. Without the pepper, which is stored sealed with the secrets key, a copy of the database
+// reveals nothing. The tenant is part of the hash, so one number marked in two accounts gives two unrelated hashes.
+
+export interface ForgetMeHasher {
+  /** The hash of each identifier of the tenant, in the order given. */
+  hashes(tenant: Tenant, identifiers: readonly CustomerIdentifier[]): string[];
+}
+
+export function createForgetMeHasher(pepper: () => Buffer): ForgetMeHasher {
+  return {
+    hashes(tenant, identifiers) {
+      const key = pepper();
+      return identifiers.map((id) =>
+        createHmac("sha256", key)
+          .update([tenant.accountId, tenant.mode, id.kind, id.namespace, id.value].join("\u0000"))
+          .digest("hex"),
+      );
+    },
+  };
+}
