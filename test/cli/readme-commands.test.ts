@@ -70,7 +70,8 @@ describe("README", () => {
     }
     expect(filled.account).toMatch(/^acct_/);
     expect(filled.key).toMatch(/^key_/);
-  });
+    // Each command is a process of its own (about 2 s on a busy machine), run one after another.
+  }, 120_000);
 
   test("the Examples block starts a call, ends it with the customer_ref the start returned, and checks health", async () => {
     const [block] = await shellBlocks("Examples");
