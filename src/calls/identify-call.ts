@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { IdentifyCallInput, StartCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
+import { strangerResult } from "../domain/forget-me.ts";
 import { NO_MATCH, scoreIdentity, verifiedIdentity } from "../domain/identity-score.ts";
 import { validateStartCall } from "../domain/validate-start.ts";
 import { isVerifiedCaller } from "../domain/verified-caller.ts";
@@ -99,14 +99,5 @@ async function identifyForgottenCall(
   now: Date,
 ): Promise<StartCallResult> {
   await writeCall(deps.db, request.bill, now, () => takeCredit(deps.db, request.bill?.charge, now));
-  return {
-    callId,
-    customerRef: randomUUID(),
-    callStart: now,
-    identity: scoreIdentity(NO_MATCH),
-    openIntents: [],
-    variables: {},
-    recentCalls: [],
-    heldBackVariables: [],
-  };
+  return strangerResult(callId, now);
 }

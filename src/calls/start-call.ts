@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { StartCallInput, StartCallResult } from "../domain/call.ts";
 import { normalizeHints } from "../domain/caller-hints.ts";
 import { DomainError } from "../domain/domain-error.ts";
+import { strangerResult } from "../domain/forget-me.ts";
 import type { Match } from "../domain/identity-match.ts";
 import { NO_MATCH, scoreIdentity } from "../domain/identity-score.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
@@ -92,17 +93,7 @@ async function startForgottenCall(
     recordForgottenStart(deps.db, request.tenant, { callId: input.callId, now, reusableBefore }, statement),
   );
   if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
-  // A ref nobody keeps: an end that sends it back saves nothing either.
-  return {
-    callId: input.callId,
-    customerRef: randomUUID(),
-    callStart: now,
-    identity: scoreIdentity(NO_MATCH),
-    openIntents: [],
-    variables: {},
-    recentCalls: [],
-    heldBackVariables: [],
-  };
+  return strangerResult(input.callId, now);
 }
 
 function shareContext(match: Match | undefined): boolean {

@@ -1,5 +1,7 @@
-import { createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
+import type { StartCallResult } from "./call.ts";
 import type { CustomerIdentifier } from "./customer.ts";
+import { NO_MATCH, scoreIdentity } from "./identity-score.ts";
 import type { Tenant } from "./tenant.ts";
 
 // A caller who asked not to be remembered is recognised by a keyed hash of their identifiers, never by the
@@ -23,5 +25,23 @@ export function createForgetMeHasher(pepper: () => Buffer): ForgetMeHasher {
           .digest("hex"),
       );
     },
+  };
+}
+
+/**
+ * What a call from a caller marked "do not remember" is answered: a new
+ * caller's, under a customer_ref nobody keeps (an end that sends it back
+ * saves nothing either).
+ */
+export function strangerResult(callId: string, callStart: Date): StartCallResult {
+  return {
+    callId,
+    customerRef: randomUUID(),
+    callStart,
+    identity: scoreIdentity(NO_MATCH),
+    openIntents: [],
+    variables: {},
+    recentCalls: [],
+    heldBackVariables: [],
   };
 }

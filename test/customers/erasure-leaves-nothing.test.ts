@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { DescMethodUnary } from "@bufbuild/protobuf";
-import { sql } from "kysely";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { type CallClient, createCallClient } from "../helpers/call-client.ts";
+import { columnsHolding } from "../helpers/columns-holding.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { createRpcClient, type RpcClient } from "../helpers/rpc-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -29,27 +29,6 @@ afterAll(async () => {
   calls?.close();
   await server?.stop();
 });
-
-/** The tables and columns of the schema that hold one of `needles` (as text). */
-async function columnsHolding(needles: readonly string[]): Promise<string[]> {
-  const db = server.context.database.db;
-  const { rows: columns } = await sql<{ table_name: string; column_name: string }>`
-    select c.table_name, c.column_name from information_schema.columns c
-    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
-    order by c.table_name, c.ordinal_position
-  `.execute(db);
-  const found: string[] = [];
-  for (const { table_name, column_name } of columns) {
-    const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from ${sql.table(table_name)}
-      where exists (select 1 from unnest(${needles}::text[]) needle
-        where position(needle in ${sql.ref(column_name)}::text) > 0)
-    `.execute(db);
-    if (rows[0].n > 0) found.push(`${table_name}.${column_name}`);
-  }
-  return found;
-}
 
 test("an erased customer's data is in no column of any table", async () => {
   const marker = randomUUID().slice(0, 8);
@@ -109,7 +88,7 @@ test("an erased customer's data is in no column of any table", async () => {
     `summary-${marker}`,
   ];
   const refs = [ref, other.body.customer_ref as string];
-  const before = await columnsHolding([...needles, ...refs]);
+  const before = await columnsHolding(server.context.database.db, [...needles, ...refs]);
   expect(before).toEqual(
     expect.arrayContaining([
       "customer_identifiers.value",
@@ -123,5 +102,5 @@ test("an erased customer's data is in no column of any table", async () => {
 
   const erase = CustomerService.method.eraseCustomer as unknown as DescMethodUnary;
   expect((await rpc.call("rest", erase, apiKey, { customer_ref: ref })).status).toBe(200);
-  expect(await columnsHolding([...needles, ...refs])).toEqual([]);
+  expect(await columnsHolding(server.context.database.db, [...needles, ...refs])).toEqual([]);
 });

@@ -6,6 +6,7 @@ import { CallerContextService } from "../../gen/callercontext/v1/caller_context_
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { quotaOf } from "../helpers/admin-client.ts";
 import { type CallClient, createCallClient, forKey, TRANSPORTS } from "../helpers/call-client.ts";
+import { columnsHolding } from "../helpers/columns-holding.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { createRpcClient, type RpcClient } from "../helpers/rpc-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -32,27 +33,6 @@ afterAll(async () => {
   calls?.close();
   await server?.stop();
 });
-
-/** The tables and columns of the schema that hold one of `needles` (as text). */
-async function columnsHolding(needles: readonly string[]): Promise<string[]> {
-  const db = server.context.database.db;
-  const { rows: columns } = await sql<{ table_name: string; column_name: string }>`
-    select c.table_name, c.column_name from information_schema.columns c
-    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
-    order by c.table_name, c.ordinal_position
-  `.execute(db);
-  const found: string[] = [];
-  for (const { table_name, column_name } of columns) {
-    const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from ${sql.table(table_name)}
-      where exists (select 1 from unnest(${needles}::text[]) needle
-        where position(needle in ${sql.ref(column_name)}::text) > 0)
-    `.execute(db);
-    if (rows[0].n > 0) found.push(`${table_name}.${column_name}`);
-  }
-  return found;
-}
 
 async function callRow(callId: string) {
   const { rows } = await sql<{ customer_id: string | null; ani: string | null; call_end: Date | null }>`
@@ -89,7 +69,7 @@ describe.each(TRANSPORTS)("do not remember over %s", (via) => {
     );
     expect(marks.length).toBeGreaterThanOrEqual(2);
     for (const { identifier_hash } of marks) expect(identifier_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await columnsHolding([ani, crm, ani.slice(1), ref])).toEqual([]);
+    expect(await columnsHolding(server.context.database.db, [ani, crm, ani.slice(1), ref])).toEqual([]);
 
     // A later call from the number: a stranger, and only the billing row is written (each request billed).
     const creditsBefore = await quotaOf(server.url, accountId);
@@ -130,8 +110,8 @@ describe.each(TRANSPORTS)("do not remember over %s", (via) => {
     expect(await quotaOf(server.url, accountId)).toBe(creditsBefore - 4);
     expect(await callRow(laterId)).toEqual({ customer_id: null, ani: null, call_end: expect.any(Date) });
     const needles = [ani, crm, `later-intent-${marker}`, `later-value-${marker}`, later.body.customer_ref, ref];
-    expect(await columnsHolding(needles)).toEqual([]);
-    expect(await columnsHolding([laterId])).toEqual(["calls.call_id"]);
+    expect(await columnsHolding(server.context.database.db, needles)).toEqual([]);
+    expect(await columnsHolding(server.context.database.db, [laterId])).toEqual(["calls.call_id"]);
 
     // Lifted by the external id alone: the whole mark goes, and the next call is remembered again.
     const lifted = await rpc.call(via, lift, apiKey, { external_id: `crm_id:${crm}` });
