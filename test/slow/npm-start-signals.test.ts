@@ -22,7 +22,14 @@ const started: ServerProcess[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  env = { ...database.env, REDIS_URL: "", SHUTDOWN_GRACE_MS: String(SHUTDOWN_GRACE_MS) };
+  // Every server here shares one database, so they share one secrets key (as docs/operations.md asks of several
+  // instances): each start stores the forget-me pepper sealed with it.
+  env = {
+    ...database.env,
+    REDIS_URL: "",
+    SHUTDOWN_GRACE_MS: String(SHUTDOWN_GRACE_MS),
+    SECRETS_KEY: "dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=",
+  };
 });
 
 afterAll(async () => {
