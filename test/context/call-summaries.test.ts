@@ -5,6 +5,7 @@ import { CallerContextService } from "../../gen/callercontext/v1/caller_context_
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { TRANSPORTS } from "../helpers/call-client.ts";
+import { columnsHolding } from "../helpers/columns-holding.ts";
 import { createRpcClient, type RpcClient } from "../helpers/rpc-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -20,7 +21,7 @@ beforeAll(() => {
 afterAll(() => rpc?.close());
 
 const { identifyCall } = CallerContextService.method as unknown as Record<string, DescMethodUnary>;
-const { getCustomer } = CustomerService.method as unknown as Record<string, DescMethodUnary>;
+const { getCustomer, forgetCustomer } = CustomerService.method as unknown as Record<string, DescMethodUnary>;
 const MINUTE = 60_000;
 
 describe.each(TRANSPORTS)("call summaries over %s", (via) => {
@@ -155,6 +156,21 @@ describe.each(TRANSPORTS)("call summaries over %s", (via) => {
     expect(again.status).toBe(200);
     const record = await rpc.call(via, getCustomer, fixture.apiKey, { customer_ref: first.body.customer_ref });
     expect(record.body.calls.find((c: { call_id: string }) => c.call_id === first.callId).summary).toBeNull();
+  });
+  test("a call_id started again by a caller marked do-not-remember keeps nothing of the earlier call's end", async () => {
+    const gus = caller();
+    const first = await gus.start();
+    clock.advance(MINUTE);
+    const summary = `Refund for order ${randomUUID()}.`;
+    await calls.end({ call_id: first.callId, customer_ref: first.body.customer_ref, summary, intent: "refund" });
+    const forgotten = caller();
+    const marked = await forgotten.start();
+    const forget = await rpc.call(via, forgetCustomer, fixture.apiKey, { customer_ref: marked.body.customer_ref });
+    expect(forget.status).toBe(200);
+    clock.advance(31 * 24 * 60 * MINUTE);
+    const again = await calls.start({ call_id: first.callId, identity_hints: forgotten.hints });
+    expect(again.status).toBe(200);
+    expect(await columnsHolding(fixture.server.context.database.db, [summary])).toEqual([]);
   });
 });
 

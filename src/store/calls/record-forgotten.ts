@@ -3,6 +3,7 @@ import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
+import { STARTED_AGAIN } from "./record-start.ts";
 
 // The calls of a caller marked "do not remember" keep their billing row only: the call_id and its times, with
 // no customer and no number. Each write is one statement that bills itself, as a remembered call's does.
@@ -27,7 +28,7 @@ export async function recordForgottenStart(
       insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
       values (${tenant.accountId}, ${tenant.mode}, ${record.callId}, null, ${now}, null, null)
       on conflict (account_id, mode, call_id) do update
-        set customer_id = null, call_start = excluded.call_start, call_end = null, ani = null
+        set customer_id = null, call_start = excluded.call_start, ani = null, ${STARTED_AGAIN}
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),

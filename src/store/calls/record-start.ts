@@ -13,6 +13,12 @@ import {
 } from "./context-columns.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
+/**
+ * What a call_id started again (its earlier call more than 30 days old) no longer holds of that call: the
+ * columns its end wrote. Every start that may reuse a row sets these, remembered caller or not.
+ */
+export const STARTED_AGAIN = sql`call_end = null, summary = null, intents = null`;
+
 export interface StartRecord {
   readonly callId: string;
   readonly customerId: string;
@@ -54,8 +60,8 @@ export async function recordStart(
       insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
       values (${accountId}, ${mode}, ${record.callId}, ${customerId}, ${now}, null, ${record.hints.aniKey ?? null}::text)
       on conflict (account_id, mode, call_id) do update
-        set customer_id = excluded.customer_id, call_start = excluded.call_start, call_end = null, ani = excluded.ani,
-          summary = null, intents = null
+        set customer_id = excluded.customer_id, call_start = excluded.call_start, ani = excluded.ani,
+          ${STARTED_AGAIN}
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),
