@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { CallIntent, OpenIntent, StoredVariable } from "../domain/call.ts";
+import type { CallIntent, OpenIntent } from "../domain/call.ts";
 import {
   type CustomerIdentifier,
   type CustomerRecord,
@@ -7,7 +7,7 @@ import {
   RECORD_CALLS,
 } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { contextColumns } from "./calls/context-columns.ts";
+import { openIntentsAndVariables, type VariablesJson } from "./calls/context-columns.ts";
 import type { Db } from "./engine/database.ts";
 
 // Reads of customer records, and the lookups by identifier. The writes
@@ -48,7 +48,7 @@ export async function readCustomerRecord(
       resolutionExternalReference: string | null;
       resolvedAt: string;
     }[];
-    variables: Record<string, StoredVariable>;
+    variables: VariablesJson;
     calls: {
       callId: string;
       callStart: string;
@@ -72,7 +72,7 @@ export async function readCustomerRecord(
           order by updated_at desc, name)
         from intents where customer_id = c.id and status = 'resolved'
       ), '[]') as resolved_intents,
-      ${contextColumns(sql`c.id`, now, { readContext: true, verified: true })},
+      ${openIntentsAndVariables(sql`c.id`, now, { readContext: true, verified: true })},
       coalesce((
         select json_agg(json_build_object('callId', call_id, 'callStart', call_start, 'callEnd', call_end,
           'summary', summary, 'intents', intents) order by call_start desc, call_id)
@@ -94,7 +94,7 @@ export async function readCustomerRecord(
     externalIds: row.external_ids,
     openIntents: row.open_intents,
     resolvedIntents: row.resolved_intents.map((intent) => ({ ...intent, resolvedAt: new Date(intent.resolvedAt) })),
-    variables: row.variables,
+    variables: row.variables.shared,
     calls: row.calls.map((call) => ({
       callId: call.callId,
       callStart: new Date(call.callStart),

@@ -12,28 +12,15 @@ export interface ContextShare {
 
 /**
  * The columns that give a call the customer's context: open intents (newest
- * first), live variables, the names of those held back from a caller not
- * verified, and the latest calls that ended with a summary (newest first:
- * a few entries of a partial index, calls_customer_summaries).
+ * first), live variables with the names of those held back from a caller not
+ * verified (one read of the customer's variables for both), and the latest
+ * calls that ended with a summary (newest first: a few entries of a partial
+ * index, calls_customer_summaries).
  */
 export function contextColumns(customer: RawBuilder<unknown> | string, now: Date, share: ContextShare) {
-  const { readContext, verified } = share;
+  const { readContext } = share;
   return sql`
-      coalesce((
-        select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
-        from intents where customer_id = ${customer} and status = 'open' and ${readContext}
-      ), '[]') as open_intents,
-      coalesce((
-        select json_object_agg(name, json_build_object('value', value, 'source', source, 'ttlSeconds', ttl_seconds,
-          'requiresVerification', requires_verification) order by name)
-        from variables where customer_id = ${customer} and expires_at > ${now} and ${readContext}
-          and (${verified} or not requires_verification)
-      ), '{}') as variables,
-      coalesce((
-        select json_agg(name order by name)
-        from variables where customer_id = ${customer} and expires_at > ${now} and ${readContext}
-          and not ${verified} and requires_verification
-      ), '[]') as held_back_variables,
+      ${openIntentsAndVariables(customer, now, share)},
       coalesce((
         select json_agg(json_build_object('callStart', call_start, 'callEnd', call_end,
           'intents', coalesce(intents, '[]'), 'summary', summary) order by call_end desc)
@@ -43,6 +30,30 @@ export function contextColumns(customer: RawBuilder<unknown> | string, now: Date
           order by call_end desc limit ${RECENT_CALLS}
         ) latest
       ), '[]') as recent_calls`;
+}
+
+/** The customer's open intents and variables alone (the customer record lists its calls itself). */
+export function openIntentsAndVariables(customer: RawBuilder<unknown> | string, now: Date, share: ContextShare) {
+  const { readContext, verified } = share;
+  return sql`
+      coalesce((
+        select json_agg(json_build_object('intent', name, 'attemptCount', attempt_count) order by updated_at desc, name)
+        from intents where customer_id = ${customer} and status = 'open' and ${readContext}
+      ), '[]') as open_intents,
+      (
+        select json_build_object(
+          'shared', coalesce(json_object_agg(name, json_build_object('value', value, 'source', source,
+            'ttlSeconds', ttl_seconds, 'requiresVerification', requires_verification) order by name)
+            filter (where ${verified} or not requires_verification), '{}'),
+          'heldBack', coalesce(json_agg(name order by name) filter (where not ${verified} and requires_verification), '[]'))
+        from variables where customer_id = ${customer} and expires_at > ${now} and ${readContext}
+      ) as variables`;
+}
+
+/** The variables column: those shared, and the names of those held back. */
+export interface VariablesJson {
+  readonly shared: Record<string, StoredVariable>;
+  readonly heldBack: string[];
 }
 
 /** A recent call as the context columns return it (JSON: timestamps as text). */
@@ -56,16 +67,15 @@ export interface RecentCallJson {
 /** The context columns' row, read back in the domain's terms. */
 export interface ContextRow {
   readonly open_intents: OpenIntent[];
-  readonly variables: Record<string, StoredVariable>;
-  readonly held_back_variables: string[];
+  readonly variables: VariablesJson;
   readonly recent_calls: RecentCallJson[];
 }
 
 export function contextOf(row: ContextRow): CustomerContext {
   return {
     openIntents: row.open_intents,
-    variables: row.variables,
-    heldBackVariables: row.held_back_variables,
+    variables: row.variables.shared,
+    heldBackVariables: row.variables.heldBack,
     recentCalls: row.recent_calls.map((call) => ({
       callStart: new Date(call.callStart),
       callEnd: new Date(call.callEnd),
