@@ -8,7 +8,7 @@ import { createWorkload } from "../load/workload.ts";
 import { sampleAdmission } from "../phases/admission-sampler.ts";
 import { progress } from "../phases/phase.ts";
 import { scopePostgresCpu } from "../phases/resources.ts";
-import { fixed, formatTable } from "../report/table.ts";
+import { fixed, formatTable, median } from "../report/table.ts";
 import { createApiKeys } from "../service/api-keys.ts";
 import { createBenchDatabase } from "../service/bench-database.ts";
 import { seedPopulation } from "../service/seed.ts";
@@ -244,13 +244,6 @@ process.stdout.write(
 
 function describe(r: BurstRow): string {
   return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, server waits ${fixed(r.serverWaits, 0)} %, loop delay ≤ ${fixed(r.loopDelayMs, 0)} ms, client lag ${fixed(r.clientLagMs, 0)} ms`;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** "K=V K2=V2" into an environment; empty: the defaults. */

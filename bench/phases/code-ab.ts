@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createGrpcDriver } from "../load/grpc-load.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import { createWorkload, type Workload } from "../load/workload.ts";
@@ -10,6 +9,7 @@ import { sourceVersion } from "../report/source-version.ts";
 import { createApiKeys } from "../service/api-keys.ts";
 import { type BenchDatabase, createBenchDatabase } from "../service/bench-database.ts";
 import { seedPopulation } from "../service/seed.ts";
+import { THIS_CHECKOUT } from "../service/server-process.ts";
 import { createService, type Service } from "../service/service.ts";
 import { progress } from "./phase.ts";
 import { closedLoopPhase, openLoopPhase } from "./service-phases.ts";
@@ -20,8 +20,6 @@ import { closedLoopPhase, openLoopPhase } from "./service-phases.ts";
 // minutes on the same machine rather than against another day's run. Each
 // side has a database of its own, made by its own server's migrations and
 // seeded alike, so neither side's writes change what the other reads.
-
-const THIS_CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
 
 interface Side {
   readonly side: CodeAbSide;

@@ -1,6 +1,7 @@
+import { phaseOf } from "./analysis.ts";
 import { cpuPerCall } from "./cpu-per-call.ts";
 import type { CodeAbResult, CodeAbRun, PhaseKey } from "./results.ts";
-import { fixed, formatTable } from "./table.ts";
+import { fixed, formatTable, median } from "./table.ts";
 
 // The A/B's report: each figure for A and for B, round by round and as the
 // median of the rounds, and B's median over A's. Same-run rounds alternate
@@ -12,24 +13,23 @@ interface Figure {
   readonly digits: number;
 }
 
-const phase = (run: CodeAbRun, key: PhaseKey) => run.phases.find((p) => p.key === key);
 const cpu = (run: CodeAbRun, key: PhaseKey) => {
-  const found = phase(run, key);
+  const found = phaseOf(run, key);
   return found === undefined ? undefined : cpuPerCall(found);
 };
 const failed = (run: CodeAbRun) => run.phases.reduce((sum, p) => sum + p.loop.start.errors + p.loop.end.errors, 0);
 
 const FIGURES: readonly Figure[] = [
-  { name: "closed loop, REST: calls/s", of: (r) => phase(r, "closed.rest")?.loop.callsPerSecond, digits: 0 },
-  { name: "closed loop, gRPC: calls/s", of: (r) => phase(r, "closed.grpc")?.loop.callsPerSecond, digits: 0 },
+  { name: "closed loop, REST: calls/s", of: (r) => phaseOf(r, "closed.rest")?.loop.callsPerSecond, digits: 0 },
+  { name: "closed loop, gRPC: calls/s", of: (r) => phaseOf(r, "closed.grpc")?.loop.callsPerSecond, digits: 0 },
   { name: "closed REST: server CPU-ms/call", of: (r) => cpu(r, "closed.rest")?.serverMs, digits: 2 },
   { name: "closed gRPC: server CPU-ms/call", of: (r) => cpu(r, "closed.grpc")?.serverMs, digits: 2 },
   { name: "closed REST: PostgreSQL CPU-ms/call", of: (r) => cpu(r, "closed.rest")?.postgresMs, digits: 2 },
   { name: "closed gRPC: PostgreSQL CPU-ms/call", of: (r) => cpu(r, "closed.grpc")?.postgresMs, digits: 2 },
-  { name: "open 50 %, REST: start p50 (ms)", of: (r) => phase(r, "open.rest")?.loop.start.latency.p50Ms, digits: 1 },
-  { name: "open 50 %, REST: start p99 (ms)", of: (r) => phase(r, "open.rest")?.loop.start.latency.p99Ms, digits: 1 },
-  { name: "open 50 %, gRPC: start p50 (ms)", of: (r) => phase(r, "open.grpc")?.loop.start.latency.p50Ms, digits: 1 },
-  { name: "open 50 %, gRPC: start p99 (ms)", of: (r) => phase(r, "open.grpc")?.loop.start.latency.p99Ms, digits: 1 },
+  { name: "open 50 %, REST: start p50 (ms)", of: (r) => phaseOf(r, "open.rest")?.loop.start.latency.p50Ms, digits: 1 },
+  { name: "open 50 %, REST: start p99 (ms)", of: (r) => phaseOf(r, "open.rest")?.loop.start.latency.p99Ms, digits: 1 },
+  { name: "open 50 %, gRPC: start p50 (ms)", of: (r) => phaseOf(r, "open.grpc")?.loop.start.latency.p50Ms, digits: 1 },
+  { name: "open 50 %, gRPC: start p99 (ms)", of: (r) => phaseOf(r, "open.grpc")?.loop.start.latency.p99Ms, digits: 1 },
   { name: "server RSS at the end of a turn (MB)", of: (r) => r.rssMb, digits: 0 },
   { name: "failed requests", of: failed, digits: 0 },
 ];
@@ -48,7 +48,7 @@ export function formatCodeAb(result: CodeAbResult, file: string): string {
       fixed(ma, figure.digits),
       b.map((v) => fixed(v, figure.digits)).join(" / "),
       fixed(mb, figure.digits),
-      ma === undefined || mb === undefined || ma === 0 ? "-" : fixed(mb / ma, 2),
+      fixed(mb / ma, 2),
     ];
   });
   const name = (label: "A" | "B") => `${label}: ${side(label)?.commit ?? "?"} (${side(label)?.root})`;
@@ -64,11 +64,4 @@ export function formatCodeAb(result: CodeAbResult, file: string): string {
     `Every figure: ${file}`,
     "",
   ].join("\n");
-}
-
-function median(values: readonly (number | undefined)[]): number | undefined {
-  const known = values.filter((v): v is number => v !== undefined && !Number.isNaN(v)).sort((x, y) => x - y);
-  if (known.length === 0) return undefined;
-  const middle = Math.floor(known.length / 2);
-  return known.length % 2 === 1 ? known[middle] : (known[middle - 1] + known[middle]) / 2;
 }

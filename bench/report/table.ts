@@ -28,3 +28,11 @@ export function grouped(value: number): string {
 export function fixed(value: number | undefined, digits = 2): string {
   return value === undefined || Number.isNaN(value) ? "-" : value.toFixed(digits);
 }
+
+/** The median of the finite values; NaN when there are none (printed "-" by fixed). */
+export function median(values: readonly (number | undefined)[]): number {
+  const sorted = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((x, y) => x - y);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}

@@ -10,7 +10,7 @@ import { type ChildServer, startChildServer } from "./child-process.ts";
 // request writes a line.
 
 /** This checkout: the code a run measures unless an A/B names another. */
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const THIS_CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The Node flags of a checkout's package.json start script. */
 function startFlags(root: string): string[] {
@@ -36,7 +36,7 @@ export interface ServiceProcessOptions {
 export function startServiceProcess(options: ServiceProcessOptions): Promise<ChildServer> {
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
   const profile = options.cpuProfile;
-  const root = options.root ?? ROOT;
+  const root = options.root ?? THIS_CHECKOUT;
   return startChildServer({
     entry: join(root, "src/main.ts"),
     env: {

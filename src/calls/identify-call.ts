@@ -46,14 +46,13 @@ async function identifyCallOnce(
 
   const statement = callStatementOf(deps.inflightAbort, request);
   const hints = normalizeHints(input.identityHints, undefined, deps.defaultRegion);
-  const matched =
-    call.customerId === null
-      ? ({ forgotten: true } as const)
-      : await matchCustomer(db, deps.forgetMe, tenant, hints, now, request.retentionDays, statement.options);
+  // A forgotten caller's call has no customer: it stays a stranger's, whatever the hints say now.
+  if (call.customerId === null) return identifyForgottenCall(deps, request, input.callId, now);
+  const matched = await matchCustomer(db, deps.forgetMe, tenant, hints, now, request.retentionDays, statement.options);
   if (matched.forgotten) return identifyForgottenCall(deps, request, input.callId, now);
   const { match } = matched;
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
-  const customerId = match?.customerId ?? (call.customerId as string);
+  const customerId = match?.customerId ?? call.customerId;
   const written = await writeCall(db, request.bill, now, () =>
     recordIdentify(
       db,

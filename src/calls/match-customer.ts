@@ -26,8 +26,17 @@ export async function matchCustomer(
   retentionDays: number,
   statement: AbortableQueryOptions,
 ): Promise<MatchOutcome> {
-  const hashes = forgetMe.hashes(tenant, identifiersOf(hints));
-  const found = await findCandidates(db, tenant, hints, matchableSince(now, retentionDays), hashes, statement);
+  const identifiers = identifiersOf(hints);
+  const hashes = forgetMe.hashes(tenant, identifiers);
+  const found = await findCandidates(
+    db,
+    tenant,
+    hints,
+    identifiers,
+    matchableSince(now, retentionDays),
+    hashes,
+    statement,
+  );
   if (found.forgotten) return found;
   return { forgotten: false, match: chooseCandidate(found.candidates.map((fact) => toCandidate(fact, hints, now))) };
 }

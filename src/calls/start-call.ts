@@ -48,7 +48,14 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
     request.retentionDays,
     statement.options,
   );
-  if (matched.forgotten) return startForgottenCall(deps, request, input, now);
+  const reusableBefore = new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS);
+  if (matched.forgotten) {
+    const started = await writeCall(deps.db, request.bill, now, () =>
+      recordForgottenStart(deps.db, tenant, { callId: input.callId, now, reusableBefore }, statement),
+    );
+    if (!started.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
+    return strangerResult(input.callId, now);
+  }
   const { match } = matched;
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
@@ -62,7 +69,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
         newCustomer: match === undefined,
         hints,
         now,
-        reusableBefore: new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS),
+        reusableBefore,
         share: { readContext: shareContext(match), verified: isVerifiedCaller(identity) },
       },
       statement,
@@ -79,21 +86,6 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
     recentCalls: written.recentCalls,
     heldBackVariables: written.heldBackVariables,
   };
-}
-
-async function startForgottenCall(
-  deps: CallDeps,
-  request: CallRequest,
-  input: StartCallInput,
-  now: Date,
-): Promise<StartCallResult> {
-  const statement = callStatementOf(deps.inflightAbort, request);
-  const reusableBefore = new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS);
-  const written = await writeCall(deps.db, request.bill, now, () =>
-    recordForgottenStart(deps.db, request.tenant, { callId: input.callId, now, reusableBefore }, statement),
-  );
-  if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
-  return strangerResult(input.callId, now);
 }
 
 function shareContext(match: Match | undefined): boolean {

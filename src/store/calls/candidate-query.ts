@@ -2,7 +2,7 @@ import { type AbortableQueryOptions, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import type { Db } from "../engine/database.ts";
-import { identifiersOf } from "./identifiers.ts";
+import type { Identifier } from "./identifiers.ts";
 
 /** What one stored customer has in common with a caller's hints: the facts the score needs. */
 export interface CandidateFacts {
@@ -31,11 +31,11 @@ export async function findCandidates(
   db: Db,
   tenant: Tenant,
   hints: NormalizedHints,
+  identifiers: readonly Identifier[],
   matchableSince: Date,
   forgetMeHashes: readonly string[],
   options: AbortableQueryOptions,
 ): Promise<Candidates> {
-  const identifiers = identifiersOf(hints);
   if (identifiers.length === 0 && hints.customerRef === undefined) return { forgotten: false, candidates: [] };
   const { rows } = await sql<{
     forgotten: boolean;
