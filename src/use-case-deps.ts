@@ -1,6 +1,7 @@
 import type { AccountDeps } from "./accounts/account-deps.ts";
 import type { CallDeps } from "./calls/call-write.ts";
 import type { AppContext } from "./context.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth/dashboard-auth-deps.ts";
 import { systemResolveHost } from "./events/create-endpoint.ts";
 import type { EventDeps } from "./events/event-deps.ts";
 import type { WebhookDeps } from "./integrations/webhook-deps.ts";
@@ -32,6 +33,11 @@ export function accountDepsOf(app: AppContext): AccountDeps {
     },
   };
   return { db: app.database.db, clock: app.clock, keys, monthlyQuota: app.config.monthlyQuota, secrets: app.secrets };
+}
+
+/** The dashboard's sign-up, sign-in, team and password pages, and the admin API's invitations. */
+export function dashboardAuthDepsOf(app: AppContext): DashboardAuthDeps {
+  return { ...accountDepsOf(app), dashboard: app.config.dashboard };
 }
 
 /** The admin API and the dashboard manage event endpoints with the same dependencies. */

@@ -1,10 +1,10 @@
-import type { AppContext } from "../context.ts";
 import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import { hashPassword, verifyPassword } from "../domain/password.ts";
 import type { UserRow } from "../store/schema.ts";
 import { setPasswordHash } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { checkNewPassword, throwIfAny } from "./credentials.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 import { endAllSessions, type OpenedSession, openSession } from "./sessions.ts";
 
 /**
@@ -12,7 +12,7 @@ import { endAllSessions, type OpenedSession, openSession } from "./sessions.ts";
  * opens a fresh one for the browser that changed it.
  */
 export async function changePassword(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   user: UserRow,
   input: { current: string; next: string; clientAddress: string },
 ): Promise<OpenedSession> {
@@ -24,24 +24,24 @@ export async function changePassword(
       { path: ["current_password"], message: "Current password is wrong" },
     ]);
   }
-  const { db } = app.database;
+  const { db } = deps;
   await setPasswordHash(db, user.id, await hashPassword(input.next));
   await endAllSessions(db, user.id);
-  const now = app.clock.now();
+  const now = deps.clock.now();
   await recordAuditEvent(db, now, {
     accountId: user.account_id,
     actor: user.email,
     event: "password_changed",
     clientAddress: input.clientAddress,
   });
-  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = app.config.dashboard;
+  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = deps.dashboard;
   return openSession(db, user.id, now, { ttlMs, idleMs });
 }
 
-export async function signOutEverywhere(app: AppContext, user: UserRow, clientAddress: string): Promise<void> {
-  const { db } = app.database;
+export async function signOutEverywhere(deps: DashboardAuthDeps, user: UserRow, clientAddress: string): Promise<void> {
+  const { db } = deps;
   await endAllSessions(db, user.id);
-  await recordAuditEvent(db, app.clock.now(), {
+  await recordAuditEvent(db, deps.clock.now(), {
     accountId: user.account_id,
     actor: user.email,
     event: "sign_out_everywhere",

@@ -18,12 +18,12 @@ export type ThrottleDecision =
  */
 export async function throttleDashboardForm(
   attempts: RateLimiter,
-  app: { readonly clock: Clock; readonly config: Config },
+  deps: { readonly clock: Clock; readonly dashboard: Config["dashboard"] },
   form: "sign-up" | "reset",
   clientAddress: string,
 ): Promise<ThrottleDecision> {
-  const { perAddress, global } = app.config.dashboard.signupsPerMinute;
-  return throttleForm(attempts, { form, clientAddress, perAddress, global, nowMs: app.clock.now().getTime() });
+  const { perAddress, global } = deps.dashboard.signupsPerMinute;
+  return throttleForm(attempts, { form, clientAddress, perAddress, global, nowMs: deps.clock.now().getTime() });
 }
 
 export async function throttleForm(

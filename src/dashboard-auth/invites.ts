@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { AppContext } from "../context.ts";
 import { findOpenInvite, insertInvite } from "../store/invite-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 
 // One-time links: the operator's to sign up (when SIGNUP=invite) and an
 // owner's to join their account. Only the token's hash is stored; claiming
@@ -14,13 +14,13 @@ export interface InviteClaim {
 export const inviteHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export async function createInvite(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   input: { accountId: string | null; createdBy: string; clientAddress: string },
 ): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(24).toString("base64url");
-  const now = app.clock.now();
-  const expiresAt = new Date(now.getTime() + app.config.dashboard.inviteTtlMs);
-  const { db } = app.database;
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + deps.dashboard.inviteTtlMs);
+  const { db } = deps;
   await insertInvite(db, {
     token_hash: inviteHash(token),
     account_id: input.accountId,
@@ -40,8 +40,8 @@ export async function createInvite(
 }
 
 /** An open invite, or undefined when used, expired or unknown. */
-export async function findInvite(app: AppContext, token: string): Promise<InviteClaim | undefined> {
+export async function findInvite(deps: DashboardAuthDeps, token: string): Promise<InviteClaim | undefined> {
   if (token.length > 100) return undefined;
-  const row = await findOpenInvite(app.database.db, inviteHash(token), app.clock.now());
+  const row = await findOpenInvite(deps.db, inviteHash(token), deps.clock.now());
   return row && { accountId: row.account_id };
 }

@@ -1,10 +1,10 @@
-import type { AppContext } from "../context.ts";
 import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import { hashPassword } from "../domain/password.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { findUserByEmail, findUserById, markEmailVerified, setPasswordHash } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { checkNewPassword, normaliseEmail, throwIfAny } from "./credentials.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 import { resetPasswordMail } from "./mail-texts.ts";
 import { endAllSessions } from "./sessions.ts";
 import { claimToken, issueUserToken, peekUserToken } from "./user-tokens.ts";
@@ -14,15 +14,15 @@ import { claimToken, issueUserToken, peekUserToken } from "./user-tokens.ts";
 // answers the same for an address with or without an account.
 
 export async function requestPasswordReset(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   mailer: Mailer,
   input: { email: string; origin: string; clientAddress: string },
 ): Promise<void> {
-  const { db } = app.database;
+  const { db } = deps;
   const user = await findUserByEmail(db, normaliseEmail(input.email));
   if (user === undefined) return;
-  const now = app.clock.now();
-  const ttlMs = app.config.dashboard.resetTtlMs;
+  const now = deps.clock.now();
+  const ttlMs = deps.dashboard.resetTtlMs;
   const token = await issueUserToken(db, { userId: user.id, purpose: "reset_password", now, ttlMs });
   await recordAuditEvent(db, now, {
     accountId: user.account_id,
@@ -34,8 +34,8 @@ export async function requestPasswordReset(
 }
 
 /** Whether a reset link is open, without spending it. */
-export async function resetLinkIsOpen(app: AppContext, token: string): Promise<boolean> {
-  return (await peekUserToken(app.database.db, token, "reset_password", app.clock.now())) !== undefined;
+export async function resetLinkIsOpen(deps: DashboardAuthDeps, token: string): Promise<boolean> {
+  return (await peekUserToken(deps.db, token, "reset_password", deps.clock.now())) !== undefined;
 }
 
 const LINK_GONE = () => new DomainError("not_found", "This link is used or has expired");
@@ -46,11 +46,11 @@ const LINK_GONE = () => new DomainError("not_found", "This link is used or has e
  * mail proves the address, so it counts as verified too.
  */
 export async function resetPassword(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   input: { token: string; password: string; clientAddress: string },
 ): Promise<void> {
-  const { db } = app.database;
-  const now = app.clock.now();
+  const { db } = deps;
+  const now = deps.clock.now();
   const userId = await peekUserToken(db, input.token, "reset_password", now);
   const user = userId === undefined ? undefined : await findUserById(db, userId);
   if (user === undefined) throw LINK_GONE();
@@ -58,7 +58,7 @@ export async function resetPassword(
   checkNewPassword(issues, input.password, "password", [user.email]);
   throwIfAny(issues);
   const passwordHash = await hashPassword(input.password);
-  if ((await claimToken(db, input.token, "reset_password", app.clock.now())) !== user.id) throw LINK_GONE();
+  if ((await claimToken(db, input.token, "reset_password", deps.clock.now())) !== user.id) throw LINK_GONE();
   await setPasswordHash(db, user.id, passwordHash);
   await markEmailVerified(db, user.id, now);
   await endAllSessions(db, user.id);

@@ -1,9 +1,9 @@
-import type { AppContext } from "../context.ts";
 import { UNUSABLE_HASH, verifyPassword } from "../domain/password.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import { findUserByEmail } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { normaliseEmail } from "./credentials.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 import { type OpenedSession, openSession } from "./sessions.ts";
 
 /** One client address may make this many times the attempts one email may from it. */
@@ -23,13 +23,13 @@ export type SignInResult =
  * does not tell which emails exist.
  */
 export async function signIn(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   attempts: RateLimiter,
   input: { email: string; password: string; clientAddress: string },
 ): Promise<SignInResult> {
   const email = normaliseEmail(input.email);
-  const nowMs = app.clock.now().getTime();
-  const max = app.config.dashboard.signinAttemptsPerMinute;
+  const nowMs = deps.clock.now().getTime();
+  const max = deps.dashboard.signinAttemptsPerMinute;
   // Many people may share one address (an office, a carrier's NAT): it gets more room than one email.
   const byAddress = await attempts.hit(`address:${input.clientAddress}`, max * ADDRESS_FACTOR, nowMs);
   const byPair = await attempts.hit(`pair:${email}\n${input.clientAddress}`, max, nowMs);
@@ -37,10 +37,10 @@ export async function signIn(
     const retryAt = Math.max(byAddress.allowed ? 0 : byAddress.retryAtMs, byPair.allowed ? 0 : byPair.retryAtMs);
     return { ok: false, throttled: true, retryAfterSeconds: Math.max(1, Math.ceil((retryAt - nowMs) / 1000)) };
   }
-  const { db } = app.database;
+  const { db } = deps;
   const user = email === "" ? undefined : await findUserByEmail(db, email);
   const matches = await verifyPassword(input.password, user?.password_hash ?? UNUSABLE_HASH);
-  const now = app.clock.now();
+  const now = deps.clock.now();
   if (user === undefined || !matches) {
     if (user !== undefined) {
       await recordAuditEvent(db, now, {
@@ -58,6 +58,6 @@ export async function signIn(
     event: "sign_in",
     clientAddress: input.clientAddress,
   });
-  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = app.config.dashboard;
+  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = deps.dashboard;
   return { ok: true, session: await openSession(db, user.id, now, { ttlMs, idleMs }) };
 }

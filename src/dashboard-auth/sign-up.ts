@@ -1,14 +1,13 @@
 import { createAccount } from "../accounts/create-account.ts";
-import type { AppContext } from "../context.ts";
 import { randomBase62 } from "../domain/api-key.ts";
 import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import { hashPassword } from "../domain/password.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { claimInvite } from "../store/invite-repository.ts";
 import { findUserByEmail, insertUser } from "../store/user-repository.ts";
-import { accountDepsOf } from "../use-case-deps.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { checkAccountName, checkEmail, checkNewPassword, normaliseEmail, throwIfAny } from "./credentials.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 import { findInvite, inviteHash } from "./invites.ts";
 import { memberAddedMail, signUpTakenMail, verifyEmailMail } from "./mail-texts.ts";
 import { notifyOwners } from "./owner-notices.ts";
@@ -35,25 +34,25 @@ export interface SignUpInput {
  * addresses have accounts. Account, person, invitation and link are written in
  * one transaction, so a sign-up that loses a race leaves nothing behind.
  */
-export async function signUp(app: AppContext, mailer: Mailer, input: SignUpInput): Promise<void> {
-  const { db } = app.database;
+export async function signUp(deps: DashboardAuthDeps, mailer: Mailer, input: SignUpInput): Promise<void> {
+  const { db } = deps;
   const email = normaliseEmail(input.email);
   const invited = input.inviteToken !== undefined && input.inviteToken !== "";
-  const joining = invited ? await peekJoin(app, input.inviteToken!) : undefined;
+  const joining = invited ? await peekJoin(deps, input.inviteToken!) : undefined;
   const issues: FieldIssue[] = [];
   const accountName = input.accountName.trim();
   checkEmail(issues, email);
   checkNewPassword(issues, input.password, "password", [email, accountName]);
   if (joining === undefined) checkAccountName(issues, accountName);
   throwIfAny(issues);
-  if (!invited && app.config.dashboard.signup === "invite") {
+  if (!invited && deps.dashboard.signup === "invite") {
     throw new DomainError("failed_precondition", "Sign-up needs an invitation link");
   }
   // Before anything that depends on the address, so a taken one costs the same.
   const passwordHash = await hashPassword(input.password);
   const existing = await findUserByEmail(db, email);
   const created =
-    existing === undefined ? await createPerson(app, { ...input, email, accountName, passwordHash }) : undefined;
+    existing === undefined ? await createPerson(deps, { ...input, email, accountName, passwordHash }) : undefined;
   if (created === undefined) {
     mailer.send(
       signUpTakenMail(email, `${input.origin}/dashboard/sign-in`, `${input.origin}/dashboard/forgot-password`),
@@ -67,11 +66,11 @@ export async function signUp(app: AppContext, mailer: Mailer, input: SignUpInput
 type Person = { email: string; accountName: string; passwordHash: string; inviteToken?: string; clientAddress: string };
 
 /** The account (unless joining), the person and their link, all or nothing; undefined when the address is taken. */
-async function createPerson(app: AppContext, person: Person) {
-  const now = app.clock.now();
+async function createPerson(deps: DashboardAuthDeps, person: Person) {
+  const now = deps.clock.now();
   const invited = person.inviteToken !== undefined && person.inviteToken !== "";
   try {
-    return await app.database.db.transaction().execute(async (trx) => {
+    return await deps.db.transaction().execute(async (trx) => {
       const claim = invited ? await claimInvite(trx, inviteHash(person.inviteToken!), now) : undefined;
       if (invited && claim === undefined) {
         throw new DomainError("not_found", "This invitation link is used or has expired");
@@ -79,7 +78,7 @@ async function createPerson(app: AppContext, person: Person) {
       const joined = claim?.account_id != null;
       const accountId =
         claim?.account_id ??
-        (await createAccount({ ...accountDepsOf(app), db: trx }, { name: person.accountName, tier: "free" })).accountId;
+        (await createAccount({ ...deps, db: trx }, { name: person.accountName, tier: "free" })).accountId;
       const user = await insertUser(trx, {
         id: `usr_${randomBase62(16)}`,
         account_id: accountId,
@@ -99,7 +98,7 @@ async function createPerson(app: AppContext, person: Person) {
         userId: user.id,
         purpose: "verify_email",
         now,
-        ttlMs: app.config.dashboard.verifyTtlMs,
+        ttlMs: deps.dashboard.verifyTtlMs,
       });
       return { accountId, joined, token };
     });
@@ -111,8 +110,8 @@ async function createPerson(app: AppContext, person: Person) {
 }
 
 /** Whether an invite (still open) joins an existing account; refuses one that is used or expired. */
-async function peekJoin(app: AppContext, token: string): Promise<string | undefined> {
-  const invite = await findInvite(app, token);
+async function peekJoin(deps: DashboardAuthDeps, token: string): Promise<string | undefined> {
+  const invite = await findInvite(deps, token);
   if (invite === undefined) throw new DomainError("not_found", "This invitation link is used or has expired");
   return invite.accountId ?? undefined;
 }

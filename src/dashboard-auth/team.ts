@@ -1,9 +1,9 @@
-import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { listOpenInvites, revokeInvite } from "../store/invite-repository.ts";
 import type { UserRow } from "../store/schema.ts";
 import { deleteUserOfAccount, listUsersOfAccount, setUserRole } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 
 // The owner's view of the account's people: who they are, their roles, and the
 // invitations still open. Every operation names the owner's account in its
@@ -17,8 +17,8 @@ export interface Member {
   readonly joinedAt: Date;
 }
 
-export async function listMembers(app: AppContext, accountId: string): Promise<Member[]> {
-  return (await listUsersOfAccount(app.database.db, accountId)).map((u) => ({
+export async function listMembers(deps: DashboardAuthDeps, accountId: string): Promise<Member[]> {
+  return (await listUsersOfAccount(deps.db, accountId)).map((u) => ({
     userId: u.id,
     email: u.email,
     role: u.role,
@@ -27,8 +27,8 @@ export async function listMembers(app: AppContext, accountId: string): Promise<M
   }));
 }
 
-export async function listInvitations(app: AppContext, accountId: string) {
-  return (await listOpenInvites(app.database.db, accountId, app.clock.now())).map((i) => ({
+export async function listInvitations(deps: DashboardAuthDeps, accountId: string) {
+  return (await listOpenInvites(deps.db, accountId, deps.clock.now())).map((i) => ({
     id: i.token_hash,
     createdBy: i.created_by,
     createdAt: i.created_at,
@@ -40,7 +40,7 @@ const notYourself = () => new DomainError("failed_precondition", "You cannot cha
 const noSuchMember = (id: string) => new DomainError("not_found", `Member '${id}' not found`);
 
 export async function changeMemberRole(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   owner: UserRow,
   input: { userId: string; role: string; clientAddress: string },
 ): Promise<void> {
@@ -51,9 +51,9 @@ export async function changeMemberRole(
   }
   // An account always keeps an owner: the one acting cannot step down here.
   if (input.userId === owner.id) throw notYourself();
-  const changed = await setUserRole(app.database.db, owner.account_id, input.userId, input.role);
+  const changed = await setUserRole(deps.db, owner.account_id, input.userId, input.role);
   if (changed === undefined) throw noSuchMember(input.userId);
-  await recordAuditEvent(app.database.db, app.clock.now(), {
+  await recordAuditEvent(deps.db, deps.clock.now(), {
     accountId: owner.account_id,
     actor: owner.email,
     event: "member_role_changed",
@@ -64,14 +64,14 @@ export async function changeMemberRole(
 
 /** Removes the person; their sessions end with their row (on every instance at once). */
 export async function removeMember(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   owner: UserRow,
   input: { userId: string; clientAddress: string },
 ): Promise<void> {
   if (input.userId === owner.id) throw notYourself();
-  const removed = await deleteUserOfAccount(app.database.db, owner.account_id, input.userId);
+  const removed = await deleteUserOfAccount(deps.db, owner.account_id, input.userId);
   if (removed === undefined) throw noSuchMember(input.userId);
-  await recordAuditEvent(app.database.db, app.clock.now(), {
+  await recordAuditEvent(deps.db, deps.clock.now(), {
     accountId: owner.account_id,
     actor: owner.email,
     event: "member_removed",
@@ -81,14 +81,14 @@ export async function removeMember(
 }
 
 export async function revokeInvitation(
-  app: AppContext,
+  deps: DashboardAuthDeps,
   owner: UserRow,
   input: { inviteId: string; clientAddress: string },
 ): Promise<void> {
-  const now = app.clock.now();
-  const revoked = await revokeInvite(app.database.db, owner.account_id, input.inviteId, now);
+  const now = deps.clock.now();
+  const revoked = await revokeInvite(deps.db, owner.account_id, input.inviteId, now);
   if (revoked === undefined) throw new DomainError("not_found", "This invitation is used, expired or unknown");
-  await recordAuditEvent(app.database.db, now, {
+  await recordAuditEvent(deps.db, now, {
     accountId: owner.account_id,
     actor: owner.email,
     event: "invite_revoked",

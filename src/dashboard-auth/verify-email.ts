@@ -1,11 +1,10 @@
 import { createKey } from "../accounts/create-key.ts";
 import { listKeys } from "../accounts/list-keys.ts";
-import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { UserRow } from "../store/schema.ts";
 import { findUserById, markEmailVerified } from "../store/user-repository.ts";
-import { accountDepsOf } from "../use-case-deps.ts";
 import { recordAuditEvent } from "./audit-log.ts";
+import type { DashboardAuthDeps } from "./dashboard-auth-deps.ts";
 import { type OpenedSession, openSession } from "./sessions.ts";
 import { claimToken, peekUserToken } from "./user-tokens.ts";
 
@@ -19,8 +18,8 @@ export interface Verified {
 }
 
 /** Whose address an open verification link confirms, without spending it. */
-export async function peekVerification(app: AppContext, token: string): Promise<string | undefined> {
-  return peekUserToken(app.database.db, token, "verify_email", app.clock.now());
+export async function peekVerification(deps: DashboardAuthDeps, token: string): Promise<string | undefined> {
+  return peekUserToken(deps.db, token, "verify_email", deps.clock.now());
 }
 
 /**
@@ -28,9 +27,9 @@ export async function peekVerification(app: AppContext, token: string): Promise<
  * made from now on), the browser signed in, and a new account's first test key
  * made and shown once.
  */
-export async function verifyEmail(app: AppContext, token: string, clientAddress: string): Promise<Verified> {
-  const { db } = app.database;
-  const now = app.clock.now();
+export async function verifyEmail(deps: DashboardAuthDeps, token: string, clientAddress: string): Promise<Verified> {
+  const { db } = deps;
+  const now = deps.clock.now();
   const userId = await claimToken(db, token, "verify_email", now);
   const found = userId === undefined ? undefined : await findUserById(db, userId);
   if (found === undefined) throw new DomainError("not_found", "This link is used or has expired");
@@ -39,7 +38,6 @@ export async function verifyEmail(app: AppContext, token: string, clientAddress:
   const audit = { accountId: user.account_id, actor: user.email, clientAddress };
   await recordAuditEvent(db, now, { ...audit, event: "email_verified" });
   let firstKey: Verified["firstKey"];
-  const deps = accountDepsOf(app);
   if (user.role === "owner" && (await listKeys(deps, user.account_id)).length === 0) {
     const key = await createKey(deps, { accountId: user.account_id, kind: "test", name: FIRST_KEY_NAME });
     firstKey = { keyId: key.keyId, secret: key.apiKey };
@@ -49,6 +47,6 @@ export async function verifyEmail(app: AppContext, token: string, clientAddress:
       detail: `${key.keyId} (${FIRST_KEY_NAME}, test)`,
     });
   }
-  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = app.config.dashboard;
+  const { sessionTtlMs: ttlMs, sessionIdleMs: idleMs } = deps.dashboard;
   return { session: await openSession(db, user.id, now, { ttlMs, idleMs }), user, firstKey };
 }

@@ -6,7 +6,7 @@ import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
 import { changePassword, signOutEverywhere } from "../dashboard-auth/change-password.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { UserRow } from "../store/schema.ts";
-import { accountDepsOf } from "../use-case-deps.ts";
+import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
 import { createFlashes } from "./flash.ts";
 import { formErrors, renderMessage } from "./messages.ts";
@@ -19,6 +19,7 @@ const field = (body: unknown, name: string) => {
 };
 
 export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): void {
+  const auth = dashboardAuthDepsOf(app);
   const flashes = createFlashes(app.secrets, app.clock);
   const accountPage = async (reply: FastifyReply, user: UserRow, extra: Record<string, unknown> = {}, status = 200) =>
     reply.code(status).view("account.eta", {
@@ -49,7 +50,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     const user = signedIn(request, reply);
     if (!user) return;
     try {
-      const session = await changePassword(app, user, {
+      const session = await changePassword(auth, user, {
         current: field(request.body, "current_password"),
         next: field(request.body, "new_password"),
         clientAddress: request.ip,
@@ -66,7 +67,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
   scope.post("/account/sign-out-everywhere", async (request, reply) => {
     const user = signedIn(request, reply);
     if (!user) return;
-    await signOutEverywhere(app, user, request.ip);
+    await signOutEverywhere(auth, user, request.ip);
     endBrowserSession(request, reply);
     return reply.redirect("/dashboard/sign-in", 303);
   });
@@ -101,7 +102,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     if (user.role !== "owner") {
       return renderMessage(reply, 403, "Only the owner can invite", "Ask the account's owner for an invitation.");
     }
-    const invite = await createInvite(app, {
+    const invite = await createInvite(auth, {
       accountId: user.account_id,
       createdBy: user.email,
       clientAddress: request.ip,

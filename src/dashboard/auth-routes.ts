@@ -10,13 +10,14 @@ import { peekVerification, verifyEmail } from "../dashboard-auth/verify-email.ts
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { retryAfter } from "../rpc/retry-after.ts";
-import { accountDepsOf } from "../use-case-deps.ts";
+import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { createFlashes } from "./flash.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, orMessage, renderMessage } from "./messages.ts";
 import { endBrowserSession, sessionToken, startBrowserSession } from "./session-guard.ts";
 
 export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
+  const auth = dashboardAuthDepsOf(app);
   const flashes = createFlashes(app.secrets, app.clock);
   const tooMany = (reply: FastifyReply, seconds: number, view: string, values: Record<string, unknown>) => {
     reply.headers(retryAfter(seconds));
@@ -31,7 +32,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
 
   scope.post("/sign-in", async (request, reply) => {
     const email = field(request.body, "email");
-    const result = await signIn(app, attempts, {
+    const result = await signIn(auth, attempts, {
       email,
       password: field(request.body, "password"),
       clientAddress: request.ip,
@@ -71,7 +72,7 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
   });
 
   scope.get<{ Params: { token: string } }>("/invite/:token", async (request, reply) => {
-    const invite = await findInvite(app, request.params.token);
+    const invite = await findInvite(auth, request.params.token);
     if (invite === undefined) {
       return renderMessage(reply, 404, "This invitation link is used or has expired", "Ask for a new link.");
     }
@@ -81,15 +82,15 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
   scope.post("/sign-up", async (request, reply) => {
     const values = { email: field(request.body, "email"), account_name: field(request.body, "account_name") };
     const invite = field(request.body, "invite");
-    const joining = async () => invite !== "" && (await findInvite(app, invite))?.accountId != null;
-    const throttle = await throttleDashboardForm(attempts, app, "sign-up", request.ip);
+    const joining = async () => invite !== "" && (await findInvite(auth, invite))?.accountId != null;
+    const throttle = await throttleDashboardForm(attempts, auth, "sign-up", request.ip);
     if (!throttle.allowed) {
       const message = `Too many sign-ups. Try again in ${throttle.retryAfterSeconds} seconds.`;
       const page = { ...signUpPage(invite, await joining()), values, message };
       return tooMany(reply, throttle.retryAfterSeconds, "sign-up.eta", page);
     }
     try {
-      await signUp(app, mailer, {
+      await signUp(auth, mailer, {
         email: values.email,
         password: field(request.body, "password"),
         accountName: values.account_name,
@@ -117,14 +118,14 @@ export function registerAuthRoutes(scope: FastifyInstance, app: AppContext, atte
 
   // Opening the link only asks: mail scanners that fetch links must not spend it.
   scope.get<{ Params: { token: string } }>("/verify/:token", async (request, reply) => {
-    if ((await peekVerification(app, request.params.token)) === undefined) {
+    if ((await peekVerification(auth, request.params.token)) === undefined) {
       return renderMessage(reply, 404, "This link is used or has expired", "Sign in, or sign up again for a new link.");
     }
     return reply.view("verify.eta", { title: "Confirm your email", token: request.params.token });
   });
 
   scope.post<{ Params: { token: string } }>("/verify/:token", async (request, reply) => {
-    const verified = await orMessage(reply, () => verifyEmail(app, request.params.token, request.ip));
+    const verified = await orMessage(reply, () => verifyEmail(auth, request.params.token, request.ip));
     if (!verified) return;
     startBrowserSession(request, reply, verified.session);
     if (verified.firstKey !== undefined) {

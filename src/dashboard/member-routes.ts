@@ -9,6 +9,7 @@ import {
   revokeInvitation,
 } from "../dashboard-auth/team.ts";
 import type { UserRow } from "../store/schema.ts";
+import { dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { createFlashes } from "./flash.ts";
 import { field } from "./form-fields.ts";
 import { orMessage, renderMessage } from "./messages.ts";
@@ -21,6 +22,7 @@ import { signedIn } from "./session-guard.ts";
 type IdParams = { Params: { id: string } };
 
 export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): void {
+  const auth = dashboardAuthDepsOf(app);
   const flashes = createFlashes(app.secrets, app.clock);
   const done = (request: FastifyRequest, reply: FastifyReply, notice: string) => {
     flashes.leave(request, reply, { notice });
@@ -39,8 +41,8 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     reply.view("members.eta", {
       title: "Members",
       tab: "members",
-      members: await listMembers(app, user.account_id),
-      invitations: await listInvitations(app, user.account_id),
+      members: await listMembers(auth, user.account_id),
+      invitations: await listInvitations(auth, user.account_id),
       notice,
     });
 
@@ -54,7 +56,7 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     const user = await owner(request, reply);
     if (!user) return reply;
     const input = { userId: request.params.id, role: field(request.body, "role"), clientAddress: request.ip };
-    if ((await orMessage(reply, () => changeMemberRole(app, user, input).then(() => true))) === undefined) return;
+    if ((await orMessage(reply, () => changeMemberRole(auth, user, input).then(() => true))) === undefined) return;
     return done(request, reply, "Role changed.");
   });
 
@@ -62,7 +64,7 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     const user = await owner(request, reply);
     if (!user) return reply;
     const input = { userId: request.params.id, clientAddress: request.ip };
-    if ((await orMessage(reply, () => removeMember(app, user, input).then(() => true))) === undefined) return;
+    if ((await orMessage(reply, () => removeMember(auth, user, input).then(() => true))) === undefined) return;
     return done(request, reply, "Member removed. Their sessions have ended.");
   });
 
@@ -70,7 +72,7 @@ export function registerMemberRoutes(scope: FastifyInstance, app: AppContext): v
     const user = await owner(request, reply);
     if (!user) return reply;
     const input = { inviteId: request.params.id, clientAddress: request.ip };
-    if ((await orMessage(reply, () => revokeInvitation(app, user, input).then(() => true))) === undefined) return;
+    if ((await orMessage(reply, () => revokeInvitation(auth, user, input).then(() => true))) === undefined) return;
     return done(request, reply, "Invitation revoked: the link no longer works.");
   });
 }

@@ -5,6 +5,7 @@ import { requestPasswordReset, resetLinkIsOpen, resetPassword } from "../dashboa
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { retryAfter } from "../rpc/retry-after.ts";
+import { dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { createFlashes } from "./flash.ts";
 import { field, mailOrigin } from "./form-fields.ts";
 import { formErrors, renderMessage } from "./messages.ts";
@@ -15,6 +16,7 @@ import { formErrors, renderMessage } from "./messages.ts";
 type TokenParams = { Params: { token: string } };
 
 export function registerResetRoutes(scope: FastifyInstance, app: AppContext, attempts: RateLimiter, mailer: Mailer) {
+  const auth = dashboardAuthDepsOf(app);
   const flashes = createFlashes(app.secrets, app.clock);
   const forgotPage = { title: "Reset your password", email: "", sent: false, message: "" };
 
@@ -26,13 +28,13 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
 
   scope.post("/forgot-password", async (request, reply) => {
     const email = field(request.body, "email");
-    const throttle = await throttleDashboardForm(attempts, app, "reset", request.ip);
+    const throttle = await throttleDashboardForm(attempts, auth, "reset", request.ip);
     if (!throttle.allowed) {
       reply.headers(retryAfter(throttle.retryAfterSeconds));
       const message = `Too many requests. Try again in ${throttle.retryAfterSeconds} seconds.`;
       return reply.code(429).view("forgot-password.eta", { ...forgotPage, email, message });
     }
-    await requestPasswordReset(app, mailer, { email, origin: mailOrigin(app, request), clientAddress: request.ip });
+    await requestPasswordReset(auth, mailer, { email, origin: mailOrigin(app, request), clientAddress: request.ip });
     flashes.leave(request, reply, { sentTo: email });
     return reply.redirect("/dashboard/forgot-password", 303);
   });
@@ -41,7 +43,7 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
   const linkGone = "This link is used or has expired";
 
   scope.get<TokenParams>("/reset-password/:token", async (request, reply) => {
-    if (!(await resetLinkIsOpen(app, request.params.token))) {
+    if (!(await resetLinkIsOpen(auth, request.params.token))) {
       return renderMessage(reply, 404, linkGone, "Ask for a new link on the sign-in page.");
     }
     return reply.view("reset-password.eta", resetPage(request.params.token));
@@ -50,7 +52,7 @@ export function registerResetRoutes(scope: FastifyInstance, app: AppContext, att
   scope.post<TokenParams>("/reset-password/:token", async (request, reply) => {
     const { token } = request.params;
     try {
-      await resetPassword(app, { token, password: field(request.body, "password"), clientAddress: request.ip });
+      await resetPassword(auth, { token, password: field(request.body, "password"), clientAddress: request.ip });
     } catch (error) {
       const { status, errors, message } = formErrors(error);
       if (status === 404) return renderMessage(reply, 404, linkGone, "Ask for a new link on the sign-in page.");

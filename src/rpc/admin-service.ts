@@ -14,12 +14,13 @@ import type { Integration } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
-import { accountDepsOf } from "../use-case-deps.ts";
+import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
 import { withDomainErrors } from "./public-error.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
 export function createAdminService(app: AppContext): ServiceImpl<typeof AdminService> {
+  const auth = dashboardAuthDepsOf(app);
   const deps = accountDepsOf(app);
   return {
     createAccount: withDomainErrors(async (req) => ({
@@ -68,7 +69,7 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
       return { integrationId: req.integrationId, deleted: true };
     }),
     createSignupInvite: withDomainErrors(async () => {
-      const invite = await createInvite(app, { accountId: null, createdBy: "operator", clientAddress: "" });
+      const invite = await createInvite(auth, { accountId: null, createdBy: "operator", clientAddress: "" });
       return { path: `/dashboard/invite/${invite.token}`, expiresAt: invite.expiresAt.toISOString() };
     }),
     ...eventEndpointMethods(app),
