@@ -17,6 +17,11 @@ export default defineConfig({
     // Replaced WebAssembly code (PGlite's, after V8 tiers it up) is kept rather than freed: freeing it is where
     // Node 24 aborts now and then under the suite's many embedded databases (docs/operations.md, nodejs/node#64500).
     execArgv: ["--no-wasm-code-gc"],
+    // Files share their worker's process (two for the suite) instead of one process each: a process's start, its
+    // imports and PGlite's compiled WebAssembly and fresh cluster (fresh-memory-cluster.ts) are paid twice rather
+    // than once per file, which was most of the embedded suite's time (561 s against 213 s, the same 1,242 tests).
+    // Every server a test starts has its own database, port and registries, so files do not see each other's.
+    isolate: false,
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

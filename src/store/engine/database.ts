@@ -5,6 +5,7 @@ import type { Config } from "../../config.ts";
 import type { Schema } from "../schema.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
+import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
@@ -113,10 +114,8 @@ async function openPglite(dataDir: string, thread: "worker" | "main", prepareSta
 }
 
 async function openOnMainThread(dataDir: string, prepareStatements: boolean): Promise<OpenPglite["pglite"]> {
-  const pglite = await PGlite.create({
-    dataDir: dataDir === ":memory:" ? undefined : dataDir,
-    ...(await pgliteModules()),
-  });
+  const where = dataDir === ":memory:" ? { loadDataDir: await freshMemoryCluster() } : { dataDir };
+  const pglite = await PGlite.create({ ...where, ...(await pgliteModules()) });
   return prepareStatements ? new PreparingPglite(pglite) : pglite;
 }
 

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
 import {
   type ErrorFields,
   fieldsToError,
@@ -76,7 +77,9 @@ export class PgliteThread implements PgliteQueryable {
    */
   static async open(dataDir: string, { prepareStatements = true } = {}): Promise<PgliteThread> {
     const modules = await pgliteModules();
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir, prepareStatements, modules } });
+    // A Blob crosses to the thread without copying its bytes.
+    const loadDataDir = dataDir === ":memory:" ? await freshMemoryCluster() : undefined;
+    const worker = new Worker(WORKER_URL, { workerData: { dataDir, loadDataDir, prepareStatements, modules } });
     try {
       await opening(worker);
     } catch (error) {

@@ -12,13 +12,16 @@ import { PreparingPglite } from "./preparing-pglite.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
-const { dataDir, prepareStatements, modules } = workerData as {
+const { dataDir, loadDataDir, prepareStatements, modules } = workerData as {
   dataDir: string;
+  /** A fresh cluster's snapshot for an in-memory database (fresh-memory-cluster.ts). */
+  loadDataDir: Blob | undefined;
   prepareStatements: boolean;
   modules: PgliteModules;
 };
 
-const opened = await PGlite.create({ dataDir: dataDir === ":memory:" ? undefined : dataDir, ...modules }).then(
+const where = dataDir === ":memory:" ? { loadDataDir } : { dataDir };
+const opened = await PGlite.create({ ...where, ...modules }).then(
   (pglite) => pglite,
   (error: unknown) => {
     port.postMessage({ kind: "failed", error: errorToFields(error) } satisfies PgliteOpening);
