@@ -20,7 +20,6 @@ export interface BenchOptions {
   /** Seconds of each overload phase; 0 skips them. */
   readonly overloadDuration: number;
   readonly recovery: number;
-  readonly overloadConnections: number;
   /** The service's admission control, for the A/B of the limiter. */
   readonly limiter: "on" | "off";
   /** The two-instance phase (PostgreSQL and Redis only). */
@@ -44,17 +43,14 @@ export const USAGE = `Usage: npm run bench -- [options]
   --rate R           offered calls/s of the fixed open-loop point (besides 50 % and 80 % of the
                      closed-loop calls/s); each call is a start and an end (default 200)
   --concurrency C    calls in flight in the closed-loop phases and the ceilings (default 16)
-  --connections N    HTTP/1.1 connections of the open-loop REST client (default 32)
+  --connections N    keep-alive connections of the REST pool client model (default 32)
   --keys N           API keys created and rotated over (default 30)
   --soak S           extra open-loop phase of S seconds for memory growth (default 0: none)
   --soak-rate R      offered calls/s during the soak (default: --rate)
   --overload-duration S
-                     seconds of each overload phase: 0.5, 0.8, 1.5 and 3 × C per protocol, C being the
+                     seconds of each overload phase: 0.5, 0.8, 1.5 and 3 × C per client model, C being the
                      closed-loop calls/s of the same run (default 10; 0: none)
   --recovery S       seconds at 0.5 × C after each burst, to time the recovery (default 10)
-  --overload-connections N
-                     HTTP/1.1 connections of the REST client in the overload phases (default 256), so
-                     the burst reaches the service instead of queueing in the client
   --limiter on|off   the service's admission control (ADMISSION_CONTROL), for an A/B (default on)
   --scale-out on|off two instances on one account (PostgreSQL, Redis at REDIS_URL or
                      redis://127.0.0.1:6379) against one, at C in flight (default on)
@@ -106,7 +102,6 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
       "soak-rate": { type: "string" },
       "overload-duration": { type: "string", default: "10" },
       recovery: { type: "string", default: "10" },
-      "overload-connections": { type: "string", default: "256" },
       limiter: { type: "string", default: "on" },
       "scale-out": { type: "string", default: "on" },
       against: { type: "string" },
@@ -148,7 +143,6 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
     cpuProf: values["cpu-prof"],
     overloadDuration: number("overload-duration", values["overload-duration"], 0, 3600)!,
     recovery: number("recovery", values.recovery, 1, 3600)!,
-    overloadConnections: Math.floor(number("overload-connections", values["overload-connections"], 1, 4096)!),
     limiter: values.limiter === "off" ? "off" : "on",
     against: values.against,
     abRounds: Math.floor(number("ab-rounds", values["ab-rounds"], 1, 20)!),

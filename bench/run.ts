@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { alternateDrivers } from "./load/call-driver.ts";
+import { clientModels } from "./load/client-models.ts";
 import { createGrpcDriver } from "./load/grpc-load.ts";
 import { createRestDriver } from "./load/rest-load.ts";
 import { createWorkload } from "./load/workload.ts";
@@ -119,7 +120,8 @@ async function main(): Promise<void> {
       await closedLoopPhase(service, workload, { key: "closed.rest", driver: rest(options.concurrency) }, closedLoop),
     );
     phases.push(await closedLoopPhase(service, workload, { key: "closed.grpc", driver: grpc() }, closedLoop));
-    const protocols = protocolLoads(phases, { rest: () => rest(), grpc }, options.rate);
+    const models = clientModels(service.url, keys, options.connections);
+    const protocols = protocolLoads(phases, models, options.rate);
     const timing = {
       durationSeconds: options.duration,
       warmupSeconds: options.warmup,
@@ -132,12 +134,9 @@ async function main(): Promise<void> {
     await service.start();
 
     if (options.overloadDuration > 0) {
-      for (const [key, closed, driver] of [
-        ["burst.rest", "closed.rest", () => rest(options.overloadConnections)],
-        ["burst.grpc", "closed.grpc", grpc],
-      ] as const) {
-        const capacity = phases.find((phase) => phase.key === closed)?.loop.callsPerSecond ?? 0;
-        const run = await overloadPhases(service, workload, key, driver(), {
+      for (const model of models) {
+        const capacity = phases.find((phase) => phase.key === model.capacityFrom)?.loop.callsPerSecond ?? 0;
+        const run = await overloadPhases(service, workload, model.burstKey, model.driver(), {
           capacityCallsPerSecond: capacity,
           durationSeconds: options.overloadDuration,
           recoverySeconds: options.recovery,

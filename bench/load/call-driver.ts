@@ -25,9 +25,12 @@ export function failureMessage(error: unknown): string {
   return error instanceof Error ? error.message.slice(0, 200) : String(error);
 }
 
+/** The label of a request the client gave up on at its own deadline. */
+export const CLIENT_TIMEOUT = "client timeout";
+
 export function failureLabel(error: unknown): string {
   if (error instanceof RequestFailure) return error.label;
-  if (error instanceof Error && error.name === "TimeoutError") return "client timeout";
+  if (error instanceof Error && error.name === "TimeoutError") return CLIENT_TIMEOUT;
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === "string") return code;
   return error instanceof Error ? error.name : "unknown";

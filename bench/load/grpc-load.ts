@@ -10,10 +10,11 @@ import {
   StartCallRequestSchema,
   StartCallResponseSchema,
 } from "../../gen/callercontext/v1/caller_context_pb.ts";
-import { type CallDriver, RequestFailure } from "./call-driver.ts";
+import { type CallDriver, CLIENT_TIMEOUT, RequestFailure } from "./call-driver.ts";
 
 // gRPC over h2c with @grpc/grpc-js, as a voice platform calls the service:
-// one channel (one HTTP/2 connection), binary protobuf messages.
+// binary protobuf messages over one channel or a few (each its own HTTP/2
+// connection, calls taking turns over them).
 
 const SERVICE = "/callercontext.v1.CallerContextService";
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -23,8 +24,17 @@ const serializeEnd = (message: EndCallRequest) => Buffer.from(toBinary(EndCallRe
 const deserializeStart = (bytes: Buffer) => fromBinary(StartCallResponseSchema, bytes);
 const deserializeEnd = (bytes: Buffer) => fromBinary(EndCallResponseSchema, bytes);
 
-export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[]): CallDriver {
-  const client = new grpc.Client(new URL(baseUrl).host, grpc.credentials.createInsecure());
+export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[], channels = 1): CallDriver {
+  // Without a subchannel pool of their own, grpc-js's channels to one address share one connection.
+  const clients = Array.from(
+    { length: channels },
+    () =>
+      new grpc.Client(new URL(baseUrl).host, grpc.credentials.createInsecure(), {
+        "grpc.use_local_subchannel_pool": 1,
+      }),
+  );
+  let turn = 0;
+  const nextClient = () => clients[turn++ % clients.length];
   const authorizations = apiKeys.map((key) => `Bearer ${key}`);
   let sent = 0;
 
@@ -35,11 +45,15 @@ export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[]): C
     return md;
   };
   const deadline = () => ({ deadline: Date.now() + REQUEST_TIMEOUT_MS });
+  // grpc-js ends a call past the client's own deadline with DEADLINE_EXCEEDED; the service answers late calls UNAVAILABLE.
   const failure = (error: grpc.ServiceError) =>
-    new RequestFailure(`grpc ${grpc.status[error.code] ?? error.code}`, readable(error.details));
+    new RequestFailure(
+      error.code === grpc.status.DEADLINE_EXCEEDED ? CLIENT_TIMEOUT : `grpc ${grpc.status[error.code] ?? error.code}`,
+      readable(error.details),
+    );
 
   return {
-    name: "gRPC",
+    name: channels === 1 ? "gRPC" : `gRPC ${channels} channels`,
     start(call) {
       const request = create(StartCallRequestSchema, {
         callId: call.callId,
@@ -51,7 +65,7 @@ export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[]): C
         telco: call.mobile ? { lineType: LineType.MOBILE } : undefined,
       });
       return new Promise((resolve, reject) => {
-        client.makeUnaryRequest(
+        nextClient().makeUnaryRequest(
           `${SERVICE}/StartCall`,
           serializeStart,
           deserializeStart,
@@ -75,7 +89,7 @@ export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[]): C
         variables: { ...call.variables },
       });
       return new Promise((resolve, reject) => {
-        client.makeUnaryRequest(
+        nextClient().makeUnaryRequest(
           `${SERVICE}/EndCall`,
           serializeEnd,
           deserializeEnd,
@@ -90,7 +104,7 @@ export function createGrpcDriver(baseUrl: string, apiKeys: readonly string[]): C
       });
     },
     async close() {
-      client.close();
+      for (const client of clients) client.close();
     },
   };
 }

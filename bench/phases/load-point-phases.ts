@@ -1,4 +1,5 @@
 import type { CallDriver } from "../load/call-driver.ts";
+import type { ClientModel } from "../load/client-models.ts";
 import type { Workload } from "../load/workload.ts";
 import type { PhaseKey, PhaseResult } from "../report/results.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
@@ -12,10 +13,12 @@ import { openLoopPhase } from "./service-phases.ts";
 // at each protocol's 50 % rate.
 
 export interface ProtocolLoad {
-  readonly via: "REST" | "gRPC";
-  readonly key: Extract<PhaseKey, "open.rest" | "open.grpc">;
+  readonly via: string;
+  readonly key: Extract<PhaseKey, "open.rest" | "open.rest-new" | "open.grpc">;
   readonly driver: () => CallDriver;
   readonly points: readonly LoadPoint[];
+  /** Whether the latency floors are measured at its 50 % rate (REST's pool and gRPC: the targets' two). */
+  readonly floors: boolean;
 }
 
 export interface LoadPointTiming {
@@ -25,19 +28,23 @@ export interface LoadPointTiming {
   readonly connections: number;
 }
 
+/** Each client model at the load points of its protocol's capacity. */
 export function protocolLoads(
   phases: readonly PhaseResult[],
-  drivers: { rest: () => CallDriver; grpc: () => CallDriver },
+  models: readonly ClientModel[],
   fixedRate: number,
 ): ProtocolLoad[] {
   const capacity = (key: PhaseKey) => phases.find((phase) => phase.key === key)?.loop.callsPerSecond;
-  return [
-    { via: "REST", key: "open.rest", driver: drivers.rest, points: loadPoints(capacity("closed.rest"), fixedRate) },
-    { via: "gRPC", key: "open.grpc", driver: drivers.grpc, points: loadPoints(capacity("closed.grpc"), fixedRate) },
-  ];
+  return models.map((model) => ({
+    via: model.via,
+    key: model.openKey,
+    driver: () => model.driver(),
+    points: loadPoints(capacity(model.capacityFrom), fixedRate),
+    floors: model.floors,
+  }));
 }
 
-/** At each load point in turn, REST then gRPC. */
+/** At each load point in turn, every client model. */
 export async function openLoopsAtLoadPoints(
   service: Service,
   workload: Workload,
@@ -72,7 +79,7 @@ export async function floorsAtLoadPoint(
   timing: LoadPointTiming,
 ): Promise<PhaseResult[]> {
   const phases: PhaseResult[] = [];
-  for (const protocol of protocols) {
+  for (const protocol of protocols.filter((p) => p.floors)) {
     const load = protocol.points.find((p) => p.point === FLOOR_POINT);
     if (load === undefined) continue;
     const floor = {

@@ -1,4 +1,4 @@
-import type { CallDriver } from "../load/call-driver.ts";
+import { type CallDriver, CLIENT_TIMEOUT } from "../load/call-driver.ts";
 import { createLatencyRecorder } from "../load/histogram.ts";
 import { runOpenLoop } from "../load/open-loop.ts";
 import type { Workload } from "../load/workload.ts";
@@ -7,6 +7,7 @@ import type { Service } from "../service/service.ts";
 import { createWriteLedger, recordWrites, type WriteLedger } from "./acknowledged-writes.ts";
 import { sampleAdmission } from "./admission-sampler.ts";
 import { measurePhase, progress } from "./phase.ts";
+import { refusalsWithinCapacity } from "./within-capacity.ts";
 
 // Bursts past capacity. C is the closed-loop calls/s of the same run over the
 // same protocol; the service is offered 0.5 × C (the latency to recover to),
@@ -32,7 +33,7 @@ export interface OverloadOptions {
 export async function overloadPhases(
   service: Service,
   workload: Workload,
-  key: "burst.rest" | "burst.grpc",
+  key: "burst.rest" | "burst.rest-new" | "burst.grpc",
   plainDriver: CallDriver,
   options: OverloadOptions,
 ): Promise<{ result: OverloadResult; phases: PhaseResult[]; ledger: WriteLedger }> {
@@ -60,6 +61,7 @@ export async function overloadPhases(
     onStart?: (at: number, ms: number | undefined) => void,
   ) => runOpenLoop(driver, workload, { callsPerSecond: Math.max(1, factor * c), durationSeconds, onStart });
   try {
+    const withinCapacity = await refusalsWithinCapacity(plainDriver, workload, options.durationSeconds);
     if (options.warmupSeconds > 0) {
       await runOpenLoop(plainDriver, workload, {
         callsPerSecond: Math.max(1, 0.5 * c),
@@ -68,12 +70,15 @@ export async function overloadPhases(
     }
     const baselineStarts: { at: number; ms: number | undefined }[] = [];
     const baselineFrom = performance.now();
-    const baseline = (
+    const baselineLoop = (
       await measure(0.5, () => openLoop(0.5, options.durationSeconds, (at, ms) => baselineStarts.push({ at, ms })))
-    ).loop.start.latency.p99Ms;
+    ).loop;
+    const baseline = baselineLoop.start.latency.p99Ms;
     // The same seconds' p99 with no burst before them: how far one second strays by itself.
     progress(`  start p99 per second: ${formatP99s(recoveryOf(baselineStarts, baselineFrom, baseline).p99s)} ms`);
-    const reference = (await measure(0.8, () => openLoop(0.8))).loop.callsPerSecond;
+    const referenceLoop = (await measure(0.8, () => openLoop(0.8))).loop;
+    const reference = referenceLoop.callsPerSecond;
+    const refusedWithinCapacity = (baselineLoop.refusals?.count ?? 0) + (referenceLoop.refusals?.count ?? 0);
     const bursts: BurstResult[] = [];
     for (const factor of BURST_FACTORS) {
       const starts: { at: number; ms: number | undefined }[] = [];
@@ -106,6 +111,7 @@ export async function overloadPhases(
         goodputCallsPerSecond: burst.callsPerSecond,
         refused: burst.refusals?.count ?? 0,
         failedOtherwise: burst.start.errors - (burst.refusals?.count ?? 0),
+        clientTimeouts: (burst.start.errorsByKind[CLIENT_TIMEOUT] ?? 0) + (burst.end.errorsByKind[CLIENT_TIMEOUT] ?? 0),
         refusalP99Ms: burst.refusals?.p99Ms ?? Number.NaN,
         refusalFromSendP99Ms: burst.refusalsFromSend?.p99Ms ?? Number.NaN,
         acceptedStartP99Ms: burst.start.latency.p99Ms,
@@ -122,6 +128,8 @@ export async function overloadPhases(
         baselineStartP99Ms: baseline,
         referenceGoodputCallsPerSecond: reference,
         recoveryWindowSeconds: options.recoverySeconds,
+        refusedWithinCapacity,
+        withinCapacity,
         bursts,
       },
       phases,

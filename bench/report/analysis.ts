@@ -7,6 +7,7 @@ import type { Analysis, BenchResults, PhaseKey, PhaseResult, Ratio, ScaleRow } f
 
 const SERVICE_PHASES: readonly PhaseKey[] = [
   "open.rest",
+  "open.rest-new",
   "open.grpc",
   "closed.rest",
   "closed.grpc",
@@ -14,6 +15,7 @@ const SERVICE_PHASES: readonly PhaseKey[] = [
   "scaled.grpc",
   "soak",
   "burst.rest",
+  "burst.rest-new",
   "burst.grpc",
 ];
 

@@ -81,6 +81,7 @@ export type PhaseKey =
   | "floor.db"
   | "floor.http"
   | "open.rest"
+  | "open.rest-new"
   | "open.grpc"
   | "closed.rest"
   | "closed.grpc"
@@ -88,6 +89,7 @@ export type PhaseKey =
   | "scaled.grpc"
   | "soak"
   | "burst.rest"
+  | "burst.rest-new"
   | "burst.grpc";
 
 export interface PhaseResult {
@@ -110,9 +112,25 @@ export interface OverloadResult {
   readonly baselineStartP99Ms: number;
   readonly referenceGoodputCallsPerSecond: number;
   readonly recoveryWindowSeconds: number;
+  /** Starts refused at 0.5 and 0.8 × C, before any burst: load the service can carry. */
+  readonly refusedWithinCapacity: number;
+  /** A 64-caller closed loop and 200 starts at once at an idle instance, before the open loops. */
+  readonly withinCapacity: WithinCapacityResult;
   readonly bursts: readonly BurstResult[];
   /** The acknowledged writes of every phase here, read back once the server has stopped. */
   readonly writes?: WriteReadBack;
+}
+
+export interface WithinCapacityResult {
+  readonly closedLoopCallers: number;
+  readonly closedLoopCallsPerSecond: number;
+  readonly closedLoopRefused: number;
+  readonly closedLoopFailedOtherwise: number;
+  readonly idleBurstStarts: number;
+  readonly idleBurstRefused: number;
+  readonly idleBurstFailedOtherwise: number;
+  /** From the first send to the last answer. */
+  readonly idleBurstSeconds: number;
 }
 
 export interface BurstResult {
@@ -124,6 +142,8 @@ export interface BurstResult {
   readonly refused: number;
   /** Starts that failed otherwise (timeouts, resets). */
   readonly failedOtherwise: number;
+  /** Starts and ends the client gave up on after its 10 s timeout. */
+  readonly clientTimeouts: number;
   readonly refusalP99Ms: number;
   /** The same from the client's actual send: the client's own lag left out (a diagnosis, not the target). */
   readonly refusalFromSendP99Ms: number;

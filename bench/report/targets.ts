@@ -166,7 +166,16 @@ export function checkScaleOut(
   };
 }
 
-/** Issue 18's targets for the bursts at 1.5 × C and 3 × C. */
+/** Goodput a burst must keep, as a share of that at 0.8 × C. */
+const GOODPUT_KEPT: Readonly<Record<number, number>> = { 1.5: 90, 3: 75 };
+const REFUSAL_P99_MS = 50;
+const ACCEPTED_START_P99_MS = 500;
+
+/**
+ * Admission by deadline, per client model: nothing refused that the service can carry (0.5 and 0.8 × C), and
+ * past capacity (1.5 and 3 × C) most of the goodput kept, refusals fast, accepted starts well inside the budget,
+ * no client giving up, and the latency back soon after.
+ */
 function overloadTargets(runs: readonly OverloadResult[]): TargetCheck[] {
   if (runs.length === 0) {
     return [{ target: "goodput, refusals and recovery past capacity", measured: "not measured", met: undefined }];
@@ -174,30 +183,59 @@ function overloadTargets(runs: readonly OverloadResult[]): TargetCheck[] {
   const checks: TargetCheck[] = [];
   for (const run of runs) {
     const via = `${run.via} (limiter ${run.limiter})`;
+    checks.push({
+      target: `${via} no start refused at 0.5 and 0.8 × C`,
+      measured: `${run.refusedWithinCapacity} refused`,
+      met: run.refusedWithinCapacity === 0,
+    });
+    const within = run.withinCapacity;
+    checks.push({
+      target: `${via} no call refused or failed in a ${within.closedLoopCallers}-caller closed loop`,
+      measured: `${within.closedLoopRefused} refused, ${within.closedLoopFailedOtherwise} failed otherwise (${within.closedLoopCallsPerSecond.toFixed(1)} calls/s)`,
+      met: within.closedLoopRefused === 0 && within.closedLoopFailedOtherwise === 0,
+    });
+    checks.push({
+      target: `${via} no start refused or failed of ${within.idleBurstStarts} sent at once to an idle instance`,
+      measured: `${within.idleBurstRefused} refused, ${within.idleBurstFailedOtherwise} failed otherwise (all answered in ${within.idleBurstSeconds.toFixed(2)} s)`,
+      met: within.idleBurstRefused === 0 && within.idleBurstFailedOtherwise === 0,
+    });
     for (const burst of run.bursts) {
       const at = `at ${burst.factor} × C`;
+      const kept = GOODPUT_KEPT[burst.factor] ?? 90;
       const ratio = (burst.goodputCallsPerSecond / run.referenceGoodputCallsPerSecond) * 100;
       checks.push(
         check(
-          `${via} goodput ${at} ≥ 90 % of goodput at 0.8 × C`,
+          `${via} goodput ${at} ≥ ${kept} % of goodput at 0.8 × C`,
           ratio,
-          (v) => v >= 90,
+          (v) => v >= kept,
           (v) =>
             `${v.toFixed(0)} % (${burst.goodputCallsPerSecond.toFixed(1)} vs ${run.referenceGoodputCallsPerSecond.toFixed(1)} calls/s)`,
         ),
       );
+      const refusalTarget = `${via} refused starts ${at} answered with p99 ≤ ${REFUSAL_P99_MS} ms from the client's send`;
       checks.push(
         burst.refused === 0
-          ? { target: `${via} refused starts ${at} answered with p99 ≤ 100 ms`, measured: "none refused", met: true }
+          ? { target: refusalTarget, measured: "none refused", met: true }
           : check(
-              `${via} refused starts ${at} answered with p99 ≤ 100 ms`,
-              burst.refusalP99Ms,
-              (v) => v <= 100,
-              (v) =>
-                `${ms(v)} over ${burst.refused} refused (${ms(burst.refusalFromSendP99Ms)} from the client's send)`,
+              refusalTarget,
+              burst.refusalFromSendP99Ms,
+              (v) => v <= REFUSAL_P99_MS,
+              (v) => `${ms(v)} over ${burst.refused} refused (${ms(burst.refusalP99Ms)} from the scheduled send)`,
             ),
       );
-      checks.push(check(`${via} accepted starts ${at} with p99 ≤ 1 s`, burst.acceptedStartP99Ms, (v) => v <= 1000, ms));
+      checks.push(
+        check(
+          `${via} accepted starts ${at} with p99 ≤ ${ACCEPTED_START_P99_MS} ms`,
+          burst.acceptedStartP99Ms,
+          (v) => v <= ACCEPTED_START_P99_MS,
+          ms,
+        ),
+      );
+      checks.push({
+        target: `${via} no client timeout ${at}`,
+        measured: `${burst.clientTimeouts} starts and ends timed out in the client`,
+        met: burst.clientTimeouts === 0,
+      });
       checks.push({
         target: `${via} recovery after ${burst.factor} × C ≤ 5 s`,
         measured:
