@@ -11,7 +11,11 @@ import { enqueueEvents, outboxInsert, plainEventRows } from "./event-outbox.ts";
  * Deletes the customer in one statement. The foreign keys take its
  * identifiers, dialled numbers, calls, intents, variables and aliases with
  * it; the stored end responses that name it (or one of its aliases) go too,
- * and customer.erased goes to the outbox.
+ * and so do its events (of it or an alias) in the outbox and the delivery
+ * log, delivered or pending, to every endpoint of the tenant: what was sent
+ * is the receiver's copy, what we hold goes. customer.erased (the ref alone)
+ * goes to the outbox; the delete does not see it, as every CTE of a
+ * statement reads the rows as they were before the statement.
  * False when the tenant has no such customer.
  */
 export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string, now: Date): Promise<boolean> {
@@ -33,6 +37,14 @@ export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string, 
       delete from idempotency_keys
       where account_id = ${tenant.accountId} and mode = ${tenant.mode} and response is not null
         and (response::json ->> 'customerRef') in (select ref from refs)
+      returning 1
+    ),
+    events as (
+      delete from event_deliveries
+      where ordering_key in (select ref from refs) and exists (select 1 from gone)
+        and endpoint_id in (
+          select id from event_endpoints where account_id = ${tenant.accountId} and kind = ${tenant.mode}
+        )
       returning 1
     ),
     outbox as (${outboxInsert(tenant, now, sql`select * from (${erased}) e where exists (select 1 from gone)`)})

@@ -12,7 +12,9 @@ import type { Db } from "./engine/database.ts";
  * A query whose rows are the events to write, with columns `seq` (the order
  * within the change), `type`, `data` (jsonb), `data_with_values` (jsonb or
  * null: the data for endpoints that opted into variable values) and
- * `ordering_key` (text or null: deliveries of one key to one endpoint go in order).
+ * `ordering_key` (text or null: deliveries of one key to one endpoint go in
+ * order). An event about one customer takes that customer's id as its key:
+ * an erasure finds the customer's events by it (eraseCustomer).
  */
 export type EventRows = RawBuilder<unknown>;
 

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createEventEndpoint } from "../helpers/event-endpoints.ts";
+import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
 import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -11,22 +13,34 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 // variable are gone from every file of the tables (vacuum), and the cleaned
 // pages are on disk (checkpoint). On the embedded database the files are read
 // after shutdown; on PostgreSQL, the tables' files in its data directory.
-// The WAL keeps them until its segments are reused (docs/security.md).
+// The WAL keeps them until its segments are reused (docs/security.md). The
+// account has an event endpoint that receives variable values, so the
+// erased values are in the outbox's rows too.
 
 const embedded = !process.env.DATABASE_URL;
 let root: string;
 let server: TestServer;
 let stopped = false;
 let apiKey: string;
+let receiver: EventReceiver;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "cc-erasure-"));
   // FULL is the embedded default; on PostgreSQL it is asked for (plain VACUUM leaves bytes in free space).
   server = await startTestServer({ env: embedded ? { DATA_DIR: join(root, "data") } : { ERASURE_VACUUM: "full" } });
-  ({ apiKey } = await createAccountWithKey(server.url));
+  const account = await createAccountWithKey(server.url);
+  apiKey = account.apiKey;
+  receiver = await startEventReceiver();
+  const endpoint = await createEventEndpoint(server.url, account.accountId, {
+    url: receiver.url,
+    event_types: ["call.ended"],
+    include_variable_values: true,
+  });
+  receiver.secret = endpoint.secret;
 }, 120_000);
 afterAll(async () => {
   if (!stopped) await server?.stop();
+  await receiver?.close();
   await rm(root, { recursive: true, force: true });
 });
 

@@ -23,6 +23,8 @@ const TABLES = [
   "intents",
   "variables",
   "idempotency_keys",
+  // The erased customer's events (delivered ones too), which an erasure deletes with them.
+  "event_deliveries",
 ];
 
 export interface ErasureCompaction {
