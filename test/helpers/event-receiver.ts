@@ -14,6 +14,9 @@ export interface ReceivedEvent {
   readonly verified: boolean;
   readonly payload: any;
   readonly answer: Answer;
+  /** The request as it came, to verify again with another secret. */
+  readonly body: string;
+  readonly headers: Record<string, string>;
 }
 
 export interface EventReceiver {
@@ -47,7 +50,8 @@ export async function startEventReceiver(): Promise<EventReceiver> {
       payload = JSON.parse(body);
     }
     const answer = scripted.shift() ?? receiver.otherwise;
-    received.push({ webhookId: String(req.headers["webhook-id"]), verified, payload, answer });
+    const headers = req.headers as Record<string, string>;
+    received.push({ webhookId: String(req.headers["webhook-id"]), verified, payload, answer, body, headers });
     for (const wake of waiters) wake();
     if (answer === "hang") {
       hanging.add(res);
@@ -84,4 +88,14 @@ export async function startEventReceiver(): Promise<EventReceiver> {
     },
   };
   return receiver;
+}
+
+/** Whether `secret` verifies the request (any one of its signatures), as a receiver holding only it would check. */
+export function verifiesWith(event: ReceivedEvent, secret: string): boolean {
+  try {
+    new Webhook(secret).verify(event.body, event.headers);
+    return true;
+  } catch {
+    return false;
+  }
 }
