@@ -5,9 +5,13 @@ import { Webhook } from "standardwebhooks";
 
 // A customer's event receiver on 127.0.0.1: it verifies every request with
 // the Standard Webhooks package, as a customer would, and answers as the
-// test scripts it: "ok" (204), "fail" (500) or "hang" (never answers).
+// test scripts it: "ok" (204), "slow" (204 after SLOW_ANSWER_MS), "fail"
+// (500) or "hang" (never answers).
 
-export type Answer = "ok" | "fail" | "hang";
+export type Answer = "ok" | "slow" | "fail" | "hang";
+
+/** How long a "slow" answer takes. */
+export const SLOW_ANSWER_MS = 250;
 
 export interface ReceivedEvent {
   readonly webhookId: string;
@@ -57,7 +61,8 @@ export async function startEventReceiver(): Promise<EventReceiver> {
       hanging.add(res);
       return;
     }
-    res.writeHead(answer === "ok" ? 204 : 500).end();
+    if (answer === "slow") await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+    res.writeHead(answer === "fail" ? 500 : 204).end();
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
