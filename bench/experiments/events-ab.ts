@@ -16,7 +16,9 @@ import { randomToken, startServiceProcess } from "../service/server-process.ts";
 // in each. Both sides write the same events and deliver them; only the
 // receiver differs. Delivery runs off the request path, so A and B should
 // match. `node bench/experiments/events-ab.ts [--seconds 3] [--rounds 2] [--concurrency 4]`,
-// on an embedded database in a temporary directory (never a shared database).
+// on a database of the run's own, removed at the end (bench/service/bench-database.ts): a new
+// database on the PostgreSQL server DATABASE_URL names, or without it an embedded one in a
+// directory under bench/.
 
 const { values } = parseArgs({
   options: {

@@ -61,8 +61,10 @@ const HOUR = 60 * MINUTE;
 
 /**
  * The wait after each failed attempt: attempt 1 is immediate, attempt n + 1
- * comes RETRY_DELAYS_MS[n - 1] after attempt n fails. 15 attempts over
- * about 3 days (70.7 hours); after the last, the delivery has failed.
+ * comes RETRY_DELAYS_MS[n - 1] after attempt n fails. 15 attempts, the last
+ * about 82.7 hours (3 days and 11 hours) after the first; after it, the
+ * delivery has failed. docs/events.md states these figures and
+ * test/domain/events.test.ts pins them: change the three together.
  */
 export const RETRY_DELAYS_MS: readonly number[] = [
   5 * SECOND,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../src/domain/events.ts";
 import { createDashboardClient, type DashboardClient } from "../helpers/dashboard-client.ts";
-import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
+import { listEventDeliveries } from "../helpers/event-endpoints.ts";
+import { type EventReceiver, SLOW_ANSWER_MS, startEventReceiver } from "../helpers/event-receiver.ts";
 import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -204,5 +205,18 @@ describe("dashboard events", () => {
     // Test endpoints are the member's to make and remove.
     const mine = await createEndpoint(member, { url: receiver.url, kind: "test" });
     expect((await member.submit(`/dashboard/events/${mine.id}/delete`, {})).redirectedTo).toBe("/dashboard/events");
+  });
+
+  it("shows each delivery's latency, as the worker measured it", async () => {
+    const client = await owner("latency");
+    const { id, secret } = await createEndpoint(client, { url: receiver.url, kind: "test" });
+    receiver.secret = secret;
+    receiver.script("slow");
+    await client.submit(`/dashboard/events/${id}/test`, {});
+    const html = await settledDeliveries(client, id, 1);
+    const shown = Number(/data-label="Latency" class="num nowrap">(\d+) ms</.exec(html)?.[1]);
+    expect(shown).toBeGreaterThanOrEqual(SLOW_ANSWER_MS);
+    const [delivery] = await listEventDeliveries(fixture.server.url, id);
+    expect(shown).toBe(delivery.latency_ms);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { uniqueCallId } from "../helpers/call-client.ts";
 import { createEventEndpoint, listEventDeliveries } from "../helpers/event-endpoints.ts";
-import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
+import { type EventReceiver, startEventReceiver, verifiesWith } from "../helpers/event-receiver.ts";
 import { readMetricsText } from "../helpers/prometheus-text.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
+import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // Events over the real wire: an end writes them with its own statement, the
@@ -167,6 +168,43 @@ describe("a receiver that fails", () => {
       (list) => list[0]?.state !== "pending",
     );
     expect(deliveries[0]).toMatchObject({ state: "failed", attempts: 4, response_code: 500 });
+  });
+});
+
+describe("a signing secret rolled with a grace", () => {
+  const roll = async (endpointId: string, grace: string): Promise<string> => {
+    const res = await post(fixture.server.url, `/admin/v1/event-endpoints/${endpointId}/roll-secret`, ADMIN_TOKEN, {
+      grace,
+    });
+    expect(res.status).toBe(200);
+    return res.body.signing_secret;
+  };
+
+  test("signs with the old secret and the new one until the grace ends, then with the new one alone", async () => {
+    const { accountId, apiKey, endpointId } = await accountWithEndpoint(["intent.opened"]);
+    const old = receiver.secret;
+    const rolled = await roll(endpointId, "1h");
+    receiver.secret = rolled;
+    await startAndEnd(apiKey, { intent: "renewal", intent_status: "open" });
+    const [during] = await receiver.waitFor(1, forAccount(accountId));
+    expect(during!.headers["webhook-signature"]!.split(" ")).toEqual([
+      expect.stringMatching(/^v1,/),
+      expect.stringMatching(/^v1,/),
+    ]);
+    // A receiver still holding the old secret and one already holding the new one both accept it.
+    expect(verifiesWith(during!, old)).toBe(true);
+    expect(verifiesWith(during!, rolled)).toBe(true);
+
+    // Rolled again with no grace: the secret rolled to above stops signing at once, and the first is long gone.
+    const newest = await roll(endpointId, "now");
+    receiver.secret = newest;
+    await startAndEnd(apiKey, { intent: "upgrade", intent_status: "open" });
+    const [, after] = await receiver.waitFor(2, forAccount(accountId));
+    expect(after!.payload.data.intent).toBe("upgrade");
+    expect(after!.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    expect(verifiesWith(after!, newest)).toBe(true);
+    expect(verifiesWith(after!, rolled)).toBe(false);
+    expect(verifiesWith(after!, old)).toBe(false);
   });
 });
 

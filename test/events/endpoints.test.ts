@@ -1,13 +1,17 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, test } from "vitest";
+import { createEndpoint } from "../../src/events/create-endpoint.ts";
 import { postEvent } from "../../src/events/post-event.ts";
+import { eventDepsOf } from "../../src/use-case-deps.ts";
 import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // Endpoints through the admin API: what may be created, and the outbound
-// request's own checks, which hold on every delivery.
+// request's own checks, which hold on every delivery. What a host name
+// resolves to when the endpoint is created is also checked through the use
+// case given a resolver of the test's, the one dependency the wire cannot set.
 
 const fixture = useTestServer();
 
@@ -48,6 +52,60 @@ describe("creating an endpoint: 400", () => {
   test("a URL that is not one is refused", async () => {
     const res = await create({ url: "not a url", event_types: ["call.ended"] });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("creating an endpoint named by a host name: what the name resolves to is checked", () => {
+  test("production data to localhost. (a trailing dot, which the check by name does not catch) is refused", async () => {
+    // The system's resolver answers loopback for it, or nothing: either way, refused.
+    const res = await create({ url: "https://localhost./hook", kind: "prod", event_types: ["call.ended"] });
+    expect(res.status).toBe(400);
+    expect(res.body.details.issues).toEqual([
+      {
+        path: ["url"],
+        message: expect.stringMatching(
+          /^Refused: localhost\. (does not resolve|resolves to \S+ is a loopback address)$/,
+        ),
+      },
+    ]);
+  });
+
+  // The use case with the resolver it is given in place of the system's DNS, so the answer is the test's.
+  const createResolvingTo = async (addresses: readonly string[] | Error) => {
+    const { accountId } = await createAccountWithKey(fixture.server.url);
+    const resolveHost = async (host: string) => {
+      expect(host).toBe("hooks.example.com");
+      if (addresses instanceof Error) throw addresses;
+      return addresses;
+    };
+    return createEndpoint(
+      { ...eventDepsOf(fixture.server.context), resolveHost },
+      {
+        accountId,
+        url: "https://hooks.example.com/events",
+        kind: "prod",
+        eventTypes: ["call.ended"],
+        includeVariableValues: false,
+      },
+    );
+  };
+
+  test("production data to a name resolving to a private address, among public ones, is refused", async () => {
+    await expect(createResolvingTo(["93.184.215.14", "10.0.0.1"])).rejects.toMatchObject({
+      code: "invalid_argument",
+      issues: [{ path: ["url"], message: "Refused: hooks.example.com resolves to 10.0.0.1 is a private address" }],
+    });
+  });
+
+  test("production data to a name that does not resolve is refused", async () => {
+    await expect(createResolvingTo(new Error("ENOTFOUND"))).rejects.toMatchObject({
+      issues: [{ path: ["url"], message: "Refused: hooks.example.com does not resolve" }],
+    });
+  });
+
+  test("production data to a name resolving to public addresses only is accepted", async () => {
+    const created = await createResolvingTo(["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"]);
+    expect(created.endpoint).toMatchObject({ kind: "prod", url: "https://hooks.example.com/events", enabled: true });
   });
 });
 

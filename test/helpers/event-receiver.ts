@@ -5,15 +5,22 @@ import { Webhook } from "standardwebhooks";
 
 // A customer's event receiver on 127.0.0.1: it verifies every request with
 // the Standard Webhooks package, as a customer would, and answers as the
-// test scripts it: "ok" (204), "fail" (500) or "hang" (never answers).
+// test scripts it: "ok" (204), "slow" (204 after SLOW_ANSWER_MS), "fail"
+// (500) or "hang" (never answers).
 
-export type Answer = "ok" | "fail" | "hang";
+export type Answer = "ok" | "slow" | "fail" | "hang";
+
+/** How long a "slow" answer takes. */
+export const SLOW_ANSWER_MS = 250;
 
 export interface ReceivedEvent {
   readonly webhookId: string;
   readonly verified: boolean;
   readonly payload: any;
   readonly answer: Answer;
+  /** The request as it came, to verify again with another secret. */
+  readonly body: string;
+  readonly headers: Record<string, string>;
 }
 
 export interface EventReceiver {
@@ -47,13 +54,15 @@ export async function startEventReceiver(): Promise<EventReceiver> {
       payload = JSON.parse(body);
     }
     const answer = scripted.shift() ?? receiver.otherwise;
-    received.push({ webhookId: String(req.headers["webhook-id"]), verified, payload, answer });
+    const headers = req.headers as Record<string, string>;
+    received.push({ webhookId: String(req.headers["webhook-id"]), verified, payload, answer, body, headers });
     for (const wake of waiters) wake();
     if (answer === "hang") {
       hanging.add(res);
       return;
     }
-    res.writeHead(answer === "ok" ? 204 : 500).end();
+    if (answer === "slow") await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+    res.writeHead(answer === "fail" ? 500 : 204).end();
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -84,4 +93,14 @@ export async function startEventReceiver(): Promise<EventReceiver> {
     },
   };
   return receiver;
+}
+
+/** Whether `secret` verifies the request (any one of its signatures), as a receiver holding only it would check. */
+export function verifiesWith(event: ReceivedEvent, secret: string): boolean {
+  try {
+    new Webhook(secret).verify(event.body, event.headers);
+    return true;
+  } catch {
+    return false;
+  }
 }
