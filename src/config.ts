@@ -4,7 +4,9 @@ import type { SensitiveDataPolicy } from "./domain/sensitive-data.ts";
 
 // The only reader of process.env. `readEnv` picks the variables, `envToConfig`
 // turns them into a frozen Config (a pure function tests call directly) and
-// reports every problem at once.
+// reports every problem at once. OpenTelemetry's own variables, the endpoint
+// that turns tracing on aside, are left to its SDK, which reads them itself
+// (src/tracing/tracing.ts).
 
 const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
@@ -15,9 +17,6 @@ const envSchema = z.object({
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
   METRICS_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
-  OTEL_SERVICE_NAME: z.string().min(1).optional(),
-  // "key=value,key=value" (values percent-encoded), as OpenTelemetry's SDKs read it.
-  OTEL_RESOURCE_ATTRIBUTES: z.string().default(""),
   HOST: z.string().min(1).default("127.0.0.1"),
   LISTEN_SOCKETS: z.coerce.number().int().min(1).max(64).default(16),
   DATABASE_URL: z.string().url().optional(),
@@ -106,14 +105,7 @@ export interface Config {
   /** GET /metrics on a listener of its own, never on the API's port; 0 picks a free port. */
   readonly metricsListen: { readonly host: string; readonly port: number; readonly token: string | undefined };
   /** OTLP/HTTP tracing, off when no endpoint is set. */
-  readonly tracing:
-    | {
-        readonly endpoint: string;
-        /** Unset: service.name from OTEL_RESOURCE_ATTRIBUTES, else "caller-context". */
-        readonly serviceName: string | undefined;
-        readonly resourceAttributes: string;
-      }
-    | undefined;
+  readonly tracing: { readonly endpoint: string } | undefined;
   readonly host: string;
   readonly database:
     | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
@@ -238,13 +230,7 @@ export function envToConfig(env: Env): Config {
     port: e.PORT,
     metrics: e.METRICS === "on",
     metricsListen: Object.freeze({ host: e.METRICS_HOST, port: e.METRICS_PORT, token: e.METRICS_TOKEN }),
-    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
-      ? Object.freeze({
-          endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
-          serviceName: e.OTEL_SERVICE_NAME,
-          resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES,
-        })
-      : undefined,
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT }) : undefined,
     host: e.HOST,
     database: e.DATABASE_URL
       ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }

@@ -1,5 +1,6 @@
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { MAX_QUOTA } from "../domain/account.ts";
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../domain/retention.ts";
 import type { Command } from "./command.ts";
 
 // argv → the command to run and its values. Two passes: a lenient one to find
@@ -117,10 +118,15 @@ export function parseQuota(value: string, what: string): number {
   return n;
 }
 
-/** Whole days; the server checks the range (7 to 365) and answers its own message. */
+/** Days of retention as the server accepts them: a whole number from MIN_RETENTION_DAYS to MAX_RETENTION_DAYS. */
 export function parseRetention(value: string, what: string): number {
-  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${what} must be a whole number of days, got '${value}'`);
-  return Number(value);
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < MIN_RETENTION_DAYS || n > MAX_RETENTION_DAYS) {
+    throw new UsageError(
+      `${what} must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, got '${value}'`,
+    );
+  }
+  return n;
 }
 
 export function parseChoice<T extends string>(value: string, what: string, choices: readonly T[]): T {

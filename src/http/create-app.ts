@@ -104,7 +104,11 @@ export async function createApp(
 
   attachRequestObservers(fastify, observers);
   fastify.addHook("onRequest", (request, reply, done) => {
-    const scope = openRequest(observers, request.raw, reply.raw, { requestId: request.id, peer: request.ip });
+    const scope = openRequest(observers, request.raw, reply.raw, {
+      requestId: request.id,
+      peer: request.ip,
+      scheme: request.protocol,
+    });
     // Every route's template (the dashboard's pages among them), so metrics and logs never see the raw path.
     if (request.routeOptions.url !== undefined) enterMethod(scope, { route: request.routeOptions.url });
     done();

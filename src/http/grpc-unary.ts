@@ -84,6 +84,8 @@ async function serve(
   const scope = openRequest(options.observers, req, res, {
     requestId: requestIdOf(req.headers["x-request-id"]),
     peer: req.socket?.remoteAddress ?? "unknown",
+    // h2c: TLS, when there is any, ends at a proxy, which gRPC's path does not ask about.
+    scheme: "http",
   });
   enterMethod(scope, { method: route.method });
   const refused = options.refuseEarly?.(route.method);

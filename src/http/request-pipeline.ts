@@ -44,7 +44,7 @@ export function openRequest(
   observers: RequestObservers,
   req: RawRequest,
   res: RawResponse,
-  init: { readonly requestId: string; readonly peer: string },
+  init: { readonly requestId: string; readonly peer: string; readonly scheme: string },
 ): RequestScope {
   const began = performance.now();
   const abort = new AbortController();
@@ -56,6 +56,7 @@ export function openRequest(
     receivedAt: Date.now(),
     protocol: protocolOf(req.headers["content-type"], "http"),
     httpMethod: req.method ?? "GET",
+    scheme: init.scheme,
     path: query < 0 ? url : url.slice(0, query),
     peer: init.peer,
     signal: abort.signal,

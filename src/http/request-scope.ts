@@ -13,6 +13,8 @@ export interface RequestScope {
   readonly receivedAt: number;
   protocol: Protocol;
   readonly httpMethod: string;
+  /** "http", or "https" when a trusted proxy says the client used TLS (the service itself never terminates it). */
+  readonly scheme: string;
   readonly path: string;
   readonly peer: string;
   /** Aborted when the client goes away before its answer was sent. */

@@ -12,12 +12,17 @@ import {
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  defaultResource,
+  detectResources,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+} from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { LogEvent } from "kysely";
 import { errorResponse } from "../http/error-response.ts";
 import { type RequestScope, requestScopeKey } from "../http/request-scope.ts";
-import { resourceAttributesOf } from "./resource-attributes.ts";
 import { summarizeStatement } from "./statement-summary.ts";
 
 // Opt-in tracing (OTEL_EXPORTER_OTLP_ENDPOINT): one server span per API call
@@ -34,13 +39,17 @@ import { summarizeStatement } from "./statement-summary.ts";
 // server span is an error only for what the conventions count as the server's
 // fault: a 5xx, or an RPC code such as internal or unavailable; a 4xx or a
 // not_found leaves it unset.
+//
+// The resource is the SDK's: its own attributes (telemetry.sdk.*), then
+// service.name "caller-context", then what its detectors read from
+// OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME (the latter winning), as an
+// SDK does in every language. The SDK reads those two itself, as the exporter
+// reads its OTEL_EXPORTER_OTLP_* settings: config.ts leaves OpenTelemetry's
+// variables, the endpoint aside, to OpenTelemetry.
 
 export interface TracingOptions {
   /** The collector's base URL; spans go to <endpoint>/v1/traces. */
   readonly endpoint: string;
-  readonly serviceName: string | undefined;
-  /** OTEL_RESOURCE_ATTRIBUTES as given. */
-  readonly resourceAttributes: string;
 }
 
 export interface Tracing {
@@ -58,7 +67,9 @@ const headerGetter: TextMapGetter<Headers> = {
 
 export function createTracing(options: TracingOptions): Tracing {
   const provider = new TracerProvider({
-    resource: resourceFromAttributes(resourceAttributesOf(options.resourceAttributes, options.serviceName)),
+    resource: defaultResource()
+      .merge(resourceFromAttributes({ "service.name": "caller-context" }))
+      .merge(detectResources({ detectors: [resourceAttributesEnvDetector, serviceNameEnvDetector] })),
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, "")}/v1/traces` }),
@@ -121,10 +132,14 @@ export function createTracing(options: TracingOptions): Tracing {
   return { interceptor, onQuery, shutdown: () => provider.shutdown() };
 }
 
+// url.path is left out: the conventions require it, but a customer's path holds its customer_ref (and a
+// webhook's its address), which spans, kept by whoever runs the collector, should not carry; http.route
+// gives the same path with those segments as {parameters} (docs/operations.md, "Tracing").
 function httpAttributes(scope: RequestScope | undefined) {
   return {
     "http.request.method": scope?.httpMethod ?? "_OTHER",
     ...(scope?.route === undefined ? {} : { "http.route": scope.route }),
+    ...(scope === undefined ? {} : { "url.scheme": scope.scheme }),
   };
 }
 

@@ -3,7 +3,7 @@ import createClient, { type Middleware } from "openapi-fetch";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { paths } from "../../examples/rest/caller-context-api.ts";
 import { setQuota } from "../helpers/admin-client.ts";
-import { assertDocumentedResponse } from "../helpers/openapi-contract.ts";
+import { assertDocumentedResponse, openApiDocument } from "../helpers/openapi-contract.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
@@ -13,20 +13,36 @@ import { useTestServer } from "../helpers/test-server-fixture.ts";
 // regenerated and compared in CI), requests by openapi-fetch. Every route of
 // the public API is called through it (tsc checks each call against the
 // generated types), and every answer is checked against the document: its
-// status, its body's schema and a success's declared headers.
+// status, its body's schema and a success's declared headers. The last test
+// fails when the document gains a public operation that no test here calls.
 
 const fixture = useTestServer();
 const answered: string[] = [];
+/** Operations called, as `METHOD /path/{template}`. */
+const operationsCalled = new Set<string>();
 
 const checkAgainstDocument: Middleware = {
-  async onResponse({ request, response }) {
+  async onResponse({ request, response, schemaPath }) {
     const text = await response.clone().text();
     const body = text === "" ? undefined : JSON.parse(text);
     assertDocumentedResponse(request.method, new URL(request.url), response.status, body, response.headers);
     answered.push(`${request.method} ${response.status}`);
+    operationsCalled.add(`${request.method} ${schemaPath}`);
     return response;
   },
 };
+
+/** Every operation of the document outside the admin API, as `METHOD /path/{template}`. */
+function publicOperations(): string[] {
+  return Object.entries(openApiDocument.paths as Record<string, Record<string, unknown>>)
+    .filter(([path]) => !path.startsWith("/admin/"))
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((method) => ["get", "put", "post", "delete", "patch"].includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    )
+    .sort();
+}
 
 function clientFor(apiKey: string) {
   const client = createClient<paths>({ baseUrl: fixture.server.url, headers: { authorization: `Bearer ${apiKey}` } });
@@ -99,6 +115,18 @@ describe("a client generated from the OpenAPI document", () => {
     expect(erased.response.status).toBe(200);
   });
 
+  test("do not remember: forget a customer, and lift the mark by the number it covers", async () => {
+    const number = ani();
+    const call = await startedCall(number);
+    const forgotten = await client.POST("/v1/customers/{customer_ref}/forget-me", {
+      params: { path: { customer_ref: call.customer_ref } },
+      body: {},
+    });
+    expect(forgotten.data).toEqual({ customer_ref: call.customer_ref, erased: true, identifiers_marked: 1 });
+    const lifted = await client.POST("/v1/customers/forget-me/lift", { body: { ani: number } });
+    expect(lifted.data).toEqual({ lifted: true, identifiers_unmarked: 1 });
+  });
+
   test("errors come back in the documented shapes: 400 with issues, 404, 409, 422, 401", async () => {
     const invalid = await client.POST("/v1/calls/start", { body: { call_id: "", identity_hints: {} } });
     expect(invalid.response.status).toBe(400);
@@ -158,7 +186,8 @@ describe("a client generated from the OpenAPI document", () => {
     expect((asGet.data as { customer_ref?: string }).customer_ref).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  test("every answer above was checked against the document", () => {
-    expect(answered.length).toBeGreaterThanOrEqual(20);
+  test("every answer above was checked against the document, and every public operation was called", () => {
+    expect(answered.length).toBeGreaterThanOrEqual(22);
+    expect(publicOperations().filter((operation) => !operationsCalled.has(operation))).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startBody } from "../helpers/call-client.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
+import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 // Server reflection as a tool that never saw our proto files uses it: buf's
@@ -87,4 +87,30 @@ test("buf curl over Connect with the proto files shows a refusal's ValidationFai
     type: "callercontext.v1.ValidationFailure",
     debug: { issues: expect.arrayContaining([{ path: ["call_id"], message: "Required" }]) },
   });
+});
+
+test("buf curl and Connect's JSON take an enum by its proto name (INTENT_STATUS_OPEN), not REST's \"open\", as docs/api.md says", async () => {
+  const { apiKey } = await createAccountWithKey(server.url);
+  const start = startBody();
+  const started = await post(server.url, "/v1/calls/start", apiKey, start);
+  const ending = { call_id: start.call_id, customer_ref: started.body.customer_ref, intent: "billing_question" };
+  const end = (intentStatus: string) =>
+    bufCurl(
+      "-H",
+      `Authorization: Bearer ${apiKey}`,
+      "-d",
+      JSON.stringify({ ...ending, intent_status: intentStatus }),
+      `${server.url}/callercontext.v1.CallerContextService/EndCall`,
+    );
+  const refused = await end("open").catch((error: { stderr: string }) => error.stderr);
+  expect(refused).toMatch(/invalid value for enum field intentStatus: "open"/);
+  const overConnect = await fetch(`${server.url}/callercontext.v1.CallerContextService/EndCall`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ ...ending, intent_status: "open" }),
+  });
+  const connectError = await overConnect.json();
+  expect([overConnect.status, connectError.code]).toEqual([400, "invalid_argument"]);
+  expect(connectError.message).toContain('IntentStatus from JSON: "open"');
+  expect(JSON.parse(await end("INTENT_STATUS_OPEN"))).toMatchObject({ callId: start.call_id, intentsUpdated: 1 });
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
@@ -86,6 +87,26 @@ describe("GET /metrics", () => {
     // Scrapes go to the metrics listener, not through the API's port.
     const scrapeSeries = { http_request_method: "GET", http_route: "/metrics", http_response_status_code: "200" };
     expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBe(0);
+  });
+
+  test("the dashboard's pages are counted by their route template, never by a path holding a token", async () => {
+    const token = randomUUID();
+    const before = await scrape();
+    const pages = await Promise.all(
+      ["/dashboard/sign-in", `/dashboard/verify/${token}`].map((path) => fetch(`${server.url}${path}`)),
+    );
+    const after = await scrape();
+    for (const [page, route] of [
+      [pages[0]!, "/dashboard/sign-in"],
+      [pages[1]!, "/dashboard/verify/:token"],
+    ] as const) {
+      const series = { http_request_method: "GET", http_route: route, http_response_status_code: String(page.status) };
+      expect(after.value("http_server_request_duration_seconds_count", series), route).toBe(
+        before.value("http_server_request_duration_seconds_count", series) + 1,
+      );
+    }
+    const routes = after.samples.map((sample) => sample.labels.http_route ?? "");
+    expect(routes.filter((route) => route.includes(token))).toEqual([]);
   });
 
   test("gRPC and Connect starts move the RPC series by system and status; a quota refusal is counted by tier; no label names a key, customer or call", async () => {

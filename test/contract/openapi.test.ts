@@ -85,6 +85,22 @@ describe("GET /v1/openapi.json and /docs", () => {
     expect(await res.json()).toEqual(openApiDocument);
   });
 
+  test("/docs opens on the public API: the public services' tags and paths come first, Admin's last", async () => {
+    // Swagger UI lays the groups out in the order of the document's tags, then of its paths.
+    const served = await (await fetch(`${server.url}/v1/openapi.json`)).json();
+    expect(served.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      "CallerContextService",
+      "CustomerService",
+      "IntegrationService",
+      "HealthService",
+      "AdminService",
+    ]);
+    const paths = Object.keys(served.paths);
+    const firstAdmin = paths.findIndex((path) => path.startsWith("/admin/"));
+    expect(paths[0]).toBe("/v1/calls/start");
+    expect(paths.slice(firstAdmin).every((path) => path.startsWith("/admin/"))).toBe(true);
+  });
+
   test("/docs is a reference page whose assets this server serves itself", async () => {
     const page = await fetch(`${server.url}/docs`);
     expect(page.status).toBe(200);

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
+import { RECENT_REQUESTS_SHOWN } from "../../src/request-log/recent-requests.ts";
 import { createRequestLog } from "../../src/request-log/request-log.ts";
 import { sweepOnce } from "../../src/store/jobs/sweeper.ts";
+import { insertRequestLog } from "../../src/store/request-log-repository.ts";
 import { createDashboardClient } from "../helpers/dashboard-client.ts";
 import { callUnary, createGrpcClient } from "../helpers/grpc-client.ts";
 import { logMailbox } from "../helpers/mailbox.ts";
@@ -73,6 +75,34 @@ describe("dashboard requests page", () => {
     expect(page.html).not.toContain(testKey);
     expect(page.html).not.toContain("secret-crm-42");
     expect((await other.get("/dashboard/requests")).html).not.toContain("req-rest-first");
+  });
+
+  it(`shows at most the latest ${RECENT_REQUESTS_SHOWN} requests, newest first`, async () => {
+    const { client, testKey } = await signUp("busy@example.com");
+    const { db } = fixture.server.context.database;
+    const { id: keyId } = await db
+      .selectFrom("api_keys")
+      .select("id")
+      .where("prefix", "=", testKey.slice(0, 12))
+      .executeTakeFirstOrThrow();
+    // Written through the store, a second apart, so the page's ordering and cap are all that is tested.
+    const extra = 5;
+    const entries = Array.from({ length: RECENT_REQUESTS_SHOWN + extra }, (_, n) => ({
+      keyId,
+      at: new Date(clock.now().getTime() - 3_600_000 + n * 1000),
+      protocol: "rest",
+      route: "POST /v1/calls/start",
+      status: 200,
+      latencyMs: 1,
+      requestId: `cap-${String(n).padStart(4, "0")}`,
+    }));
+    await insertRequestLog(db, entries);
+
+    const page = await client.get("/dashboard/requests");
+    const shown = [...page.html.matchAll(/>(cap-\d{4})</g)].map((match) => match[1]);
+    const newestFirst = entries.map((entry) => entry.requestId).reverse();
+    expect(shown).toEqual(newestFirst.slice(0, RECENT_REQUESTS_SHOWN));
+    expect(page.html).toContain("The latest 1,000 API requests");
   });
 
   it("shows billed calls per key for this month on the usage page", async () => {
