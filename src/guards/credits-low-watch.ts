@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.ts";
-import { creditsLowCrossed } from "../domain/events.ts";
+import { creditsLowCrossed, creditsLowData } from "../domain/events.ts";
 import type { Tier } from "../domain/tiers.ts";
 import { noticeCreditsLow } from "../store/billing/credits-low.ts";
 import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";
@@ -37,12 +37,7 @@ export function createCreditsLowWatch(
         if (written.has(key)) continue;
         if (written.size >= MAX_REMEMBERED) written.clear();
         written.add(key);
-        const data = {
-          threshold_percent: threshold,
-          credits_left: Math.max(creditsLeft, 0),
-          monthly_quota: monthly,
-          period,
-        };
+        const data = creditsLowData(threshold, creditsLeft, monthly, period);
         void noticeCreditsLow(db, accountId, period, threshold, data, now).catch((error) => {
           written.delete(key);
           onError(error);
