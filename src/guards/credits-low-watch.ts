@@ -10,7 +10,8 @@ import type { Db } from "../store/engine/database.ts";
 // per account and period (the database keeps the notice, across instances),
 // after the call and off its path: a call never waits for it. What this
 // instance has already written is remembered, so the many calls past 80 %
-// cost nothing more.
+// cost nothing more. A threshold this misses (the instance stopped before
+// writing it) is written by the retention sweep (src/store/jobs/credits-low-sweep.ts).
 
 export interface CreditsLowWatch {
   seen(accountId: string, tier: Tier, creditsLeft: number): void;
