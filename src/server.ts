@@ -175,6 +175,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       context.adminTokenHash = adminAccess.adminTokenHash;
       sweeper = startSweeper(database.db, clock, {
         ...config.sweep,
+        monthlyAllowance: config.monthlyQuota,
         onError: (error) => log.error({ err: error }, "retention sweep failed"),
       });
       if (config.events !== undefined) {

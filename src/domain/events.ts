@@ -112,11 +112,32 @@ export function shouldDisable(
 /** credits.low is sent when this share of the month's quota has been used. */
 export const CREDITS_LOW_THRESHOLDS = [80, 100] as const;
 
+/**
+ * The most credits left at which `threshold` % of `allowance` is used, in
+ * whole numbers (no rounding of a percentage); undefined for no allowance.
+ * The sweep compares stored credits with it in SQL, so both find the same.
+ */
+export function creditsLeftAtThreshold(allowance: number, threshold: number): number | undefined {
+  if (allowance <= 0) return undefined;
+  return Math.floor((allowance * (100 - threshold)) / 100);
+}
+
 /** The thresholds crossed once `left` of `allowance` credits remain, highest first. */
 export function creditsLowCrossed(left: number, allowance: number): number[] {
-  if (allowance <= 0) return [];
-  const usedPercent = ((allowance - Math.max(left, 0)) / allowance) * 100;
-  return CREDITS_LOW_THRESHOLDS.filter((threshold) => usedPercent >= threshold).reverse();
+  return CREDITS_LOW_THRESHOLDS.filter((threshold) => {
+    const atMost = creditsLeftAtThreshold(allowance, threshold);
+    return atMost !== undefined && Math.max(left, 0) <= atMost;
+  }).reverse();
+}
+
+/** credits.low's data, whoever notices the threshold: a call's charge or the sweep. */
+export function creditsLowData(
+  threshold: number,
+  left: number,
+  allowance: number,
+  period: string,
+): Record<string, unknown> {
+  return { threshold_percent: threshold, credits_left: Math.max(left, 0), monthly_quota: allowance, period };
 }
 
 /** How an instance delivers (config.ts reads them from EVENTS_*). */

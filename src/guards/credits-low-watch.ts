@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.ts";
-import { creditsLowCrossed } from "../domain/events.ts";
+import { creditsLowCrossed, creditsLowData } from "../domain/events.ts";
 import type { Tier } from "../domain/tiers.ts";
 import { noticeCreditsLow } from "../store/billing/credits-low.ts";
 import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";
@@ -10,7 +10,8 @@ import type { Db } from "../store/engine/database.ts";
 // per account and period (the database keeps the notice, across instances),
 // after the call and off its path: a call never waits for it. What this
 // instance has already written is remembered, so the many calls past 80 %
-// cost nothing more.
+// cost nothing more. A threshold this misses (the instance stopped before
+// writing it) is written by the retention sweep (src/store/jobs/credits-low-sweep.ts).
 
 export interface CreditsLowWatch {
   seen(accountId: string, tier: Tier, creditsLeft: number): void;
@@ -37,12 +38,7 @@ export function createCreditsLowWatch(
         if (written.has(key)) continue;
         if (written.size >= MAX_REMEMBERED) written.clear();
         written.add(key);
-        const data = {
-          threshold_percent: threshold,
-          credits_left: Math.max(creditsLeft, 0),
-          monthly_quota: monthly,
-          period,
-        };
+        const data = creditsLowData(threshold, creditsLeft, monthly, period);
         void noticeCreditsLow(db, accountId, period, threshold, data, now).catch((error) => {
           written.delete(key);
           onError(error);

@@ -131,7 +131,7 @@ test("the sweeper deletes each account's customers by that account's own retenti
       return { days, ref: started.body.customer_ref as string };
     }),
   );
-  const sweep = () => sweepOnce(server.context.database.db, clock.now(), 1000);
+  const sweep = () => sweepOnce(server.context.database.db, clock.now(), 1000, server.config.monthlyQuota);
 
   clock.advance(6 * DAY);
   await sweep();

@@ -8,7 +8,8 @@ const DAY = 24 * 60 * 60 * 1000;
 const clock = createManualClock(new Date("2026-01-10T10:00:00.000Z"));
 const fixture = useTestServer({ clock });
 
-const sweep = () => sweepOnce(fixture.server.context.database.db, clock.now(), 1000);
+const sweep = () =>
+  sweepOnce(fixture.server.context.database.db, clock.now(), 1000, fixture.server.config.monthlyQuota);
 
 describe.each(TRANSPORTS)("retention over %s", (protocol) => {
   const calls = fixture.over(protocol);
@@ -76,11 +77,26 @@ describe("sweeper", () => {
       });
     }
     clock.advance(2000);
-    const first = await sweepOnce(fixture.server.context.database.db, clock.now(), 2);
+    const first = await sweepOnce(
+      fixture.server.context.database.db,
+      clock.now(),
+      2,
+      fixture.server.config.monthlyQuota,
+    );
     expect(first?.variables).toBe(2);
-    const second = await sweepOnce(fixture.server.context.database.db, clock.now(), 2);
+    const second = await sweepOnce(
+      fixture.server.context.database.db,
+      clock.now(),
+      2,
+      fixture.server.config.monthlyQuota,
+    );
     expect(second?.variables).toBe(2);
-    const third = await sweepOnce(fixture.server.context.database.db, clock.now(), 2);
+    const third = await sweepOnce(
+      fixture.server.context.database.db,
+      clock.now(),
+      2,
+      fixture.server.config.monthlyQuota,
+    );
     expect(third?.variables).toBe(1);
   });
 });

@@ -129,9 +129,14 @@ describe("dashboard requests page", () => {
     const before = await countRows();
     expect(before).toBeGreaterThan(0);
     const { db } = fixture.server.context.database;
-    await sweepOnce(db, new Date(clock.now().getTime() + 6 * 86_400_000), 10_000);
+    await sweepOnce(db, new Date(clock.now().getTime() + 6 * 86_400_000), 10_000, fixture.server.config.monthlyQuota);
     expect(await countRows()).toBe(before);
-    await sweepOnce(db, new Date(clock.now().getTime() + 7 * 86_400_000 + 1000), 10_000);
+    await sweepOnce(
+      db,
+      new Date(clock.now().getTime() + 7 * 86_400_000 + 1000),
+      10_000,
+      fixture.server.config.monthlyQuota,
+    );
     expect(await countRows()).toBe(0);
   });
 

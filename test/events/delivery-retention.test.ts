@@ -58,9 +58,9 @@ test(`a delivered event is swept after ${FINISHED_DELIVERY_RETENTION_DAYS} days;
 
   const db = fixture.server.context.database.db;
   clock.advance((FINISHED_DELIVERY_RETENTION_DAYS - 1) * DAY);
-  expect((await sweepOnce(db, clock.now(), 1000))?.eventDeliveries).toBe(0);
+  expect((await sweepOnce(db, clock.now(), 1000, fixture.server.config.monthlyQuota))?.eventDeliveries).toBe(0);
   clock.advance(DAY + 1);
-  expect((await sweepOnce(db, clock.now(), 1000))?.eventDeliveries).toBe(1);
+  expect((await sweepOnce(db, clock.now(), 1000, fixture.server.config.monthlyQuota))?.eventDeliveries).toBe(1);
   expect(await listEventDeliveries(fixture.server.url, delivered.endpointId)).toEqual([]);
   expect(await listEventDeliveries(fixture.server.url, paused.endpointId)).toEqual([
     expect.objectContaining({ state: "pending" }),

@@ -27,11 +27,16 @@ export function slotShare(credits: RawBuilder<unknown>, slot: RawBuilder<unknown
  * src/domain/tiers.ts.
  */
 export function accountAllowance(accountId: string, allowance: MonthlyAllowance): RawBuilder<unknown> {
+  return sql`(select ${tierAllowance(sql`tier`, allowance)} as allowance from accounts where id = ${accountId})`;
+}
+
+/** The monthly allowance of the tier in column `tier`. */
+export function tierAllowance(tier: RawBuilder<unknown>, allowance: MonthlyAllowance): RawBuilder<number> {
   const byTier = sql.join(
-    TIERS.map((tier) => sql`when ${tier} then ${allowance[tier]}::int`),
+    TIERS.map((name) => sql`when ${name} then ${allowance[name]}::int`),
     sql` `,
   );
-  return sql`(select case tier ${byTier} end as allowance from accounts where id = ${accountId})`;
+  return sql<number>`(case ${tier} ${byTier} end)`;
 }
 
 /**

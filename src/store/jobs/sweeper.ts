@@ -1,10 +1,12 @@
 import type { Clock } from "../../domain/clock.ts";
 import { FINISHED_DELIVERY_RETENTION_DAYS } from "../../domain/events.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../../domain/limits.ts";
+import type { MonthlyAllowance } from "../billing/quota-slots.ts";
 import type { Db } from "../engine/database.ts";
 import { deleteFinishedDeliveries } from "../event-delivery-repository.ts";
 import { deleteOldRequests } from "../request-log-repository.ts";
 import { deleteOldReceipts } from "../webhook-receipts.ts";
+import { noticeMissedCreditsLow } from "./credits-low-sweep.ts";
 import {
   deleteExpiredIdempotencyKeys,
   deleteExpiredVariables,
@@ -18,7 +20,8 @@ import {
 // their call_id may be used again), expired variables and idempotency keys,
 // webhook receipts past their replay window, finished event deliveries older
 // than 30 days (their payloads may carry a caller's variables), and the
-// Requests page's rows older than 7 days.
+// Requests page's rows older than 7 days. And credits.low: a threshold
+// crossed this month that no instance has written (./credits-low-sweep.ts).
 // One instance sweeps at a time, in bounded batches.
 
 const SWEEP_LOCK_ID = 0x63_63_73_77; // "ccsw"
@@ -35,10 +38,16 @@ export interface SweepResult {
   readonly webhookReceipts: number;
   readonly eventDeliveries: number;
   readonly requests: number;
+  readonly creditsLowNotices: number;
 }
 
 /** One pass: at most `batchSize` rows of each kind. Undefined when another instance is sweeping. */
-export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<SweepResult | undefined> {
+export async function sweepOnce(
+  db: Db,
+  now: Date,
+  batchSize: number,
+  allowance: MonthlyAllowance,
+): Promise<SweepResult | undefined> {
   return withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
     customers: await deleteStaleCustomers(trx, now, batchSize),
     calls: await deleteOldCalls(trx, new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS), batchSize),
@@ -51,6 +60,8 @@ export async function sweepOnce(db: Db, now: Date, batchSize: number): Promise<S
       batchSize,
     ),
     requests: await deleteOldRequests(trx, new Date(now.getTime() - REQUEST_LOG_DAYS * DAY_MS), batchSize),
+    // Last: a notice written here is locked until the commit, and the watch's statement for it waits meanwhile.
+    creditsLowNotices: await noticeMissedCreditsLow(trx, now, allowance, batchSize),
   }));
 }
 
@@ -65,13 +76,18 @@ export interface Sweeper {
 export function startSweeper(
   db: Db,
   clock: Clock,
-  options: { intervalMs: number; batchSize: number; onError: (error: unknown) => void },
+  options: {
+    intervalMs: number;
+    batchSize: number;
+    monthlyAllowance: MonthlyAllowance;
+    onError: (error: unknown) => void;
+  },
 ): Sweeper {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const pass = async () => {
     for (let round = 0; round < 100 && !stopped; round++) {
-      const result = await sweepOnce(db, clock.now(), options.batchSize);
+      const result = await sweepOnce(db, clock.now(), options.batchSize, options.monthlyAllowance);
       if (result === undefined || Object.values(result).every((n) => n < options.batchSize)) return;
     }
   };
