@@ -106,7 +106,8 @@ try {
     }
   }
   await driver.close();
-  // Where the events stand at the end: each endpoint's deliveries by state.
+  // Where the events stand at the end: each endpoint's deliveries by state. The embedded database has one holder.
+  if (database.kind === "pglite") await service.stop();
   const db = await database.open();
   try {
     const { rows: states } = await sql<{ endpoint: string; state: string; n: number; attempts: number }>`
