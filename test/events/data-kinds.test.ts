@@ -1,8 +1,7 @@
 import { expect, test } from "vitest";
 import { createKey } from "../helpers/admin-client.ts";
-import { uniqueCallId } from "../helpers/call-client.ts";
 import { createEventEndpoint } from "../helpers/event-endpoints.ts";
-import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
+import { createAccountWithKey, request, startAndEndCall } from "../helpers/rest-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // An endpoint receives the events of its own data kind only: what test keys
@@ -17,21 +16,8 @@ const TYPES = ["intent.opened", "call.ended", "customer.erased"];
 
 /** A call that opens an intent, made with `apiKey`; the customer's ref. */
 async function endCall(apiKey: string, ani: string): Promise<string> {
-  const callId = uniqueCallId("kind");
-  const started = await post(fixture.server.url, "/v1/calls/start", apiKey, {
-    call_id: callId,
-    identity_hints: { ani },
-  });
-  expect(started.status).toBe(200);
-  const customerRef = started.body.customer_ref as string;
-  const ended = await post(fixture.server.url, "/v1/calls/end", apiKey, {
-    call_id: callId,
-    customer_ref: customerRef,
-    intent: "billing",
-    intent_status: "open",
-  });
-  expect(ended.status).toBe(200);
-  return customerRef;
+  return (await startAndEndCall(fixture.server.url, apiKey, { ani }, { intent: "billing", intent_status: "open" }))
+    .customerRef;
 }
 
 async function erase(apiKey: string, customerRef: string): Promise<void> {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { uniqueCallId } from "../helpers/call-client.ts";
 import { createEventEndpoint } from "../helpers/event-endpoints.ts";
 import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
-import { createAccountWithKey, post } from "../helpers/rest-client.ts";
+import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // One customer's events reach an endpoint in the order they were written,
@@ -22,17 +21,7 @@ afterAll(async () => {
 });
 
 async function endOpening(apiKey: string, hints: object, intent: string): Promise<string> {
-  const callId = uniqueCallId("order");
-  const started = await post(fixture.server.url, "/v1/calls/start", apiKey, { call_id: callId, identity_hints: hints });
-  expect(started.status).toBe(200);
-  const ended = await post(fixture.server.url, "/v1/calls/end", apiKey, {
-    call_id: callId,
-    customer_ref: started.body.customer_ref,
-    intent,
-    intent_status: "open",
-  });
-  expect(ended.status).toBe(200);
-  return started.body.customer_ref;
+  return (await startAndEndCall(fixture.server.url, apiKey, hints, { intent, intent_status: "open" })).customerRef;
 }
 
 test("a customer's later event waits while the earlier one is retried; another customer's does not", async () => {

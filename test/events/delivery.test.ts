@@ -3,7 +3,7 @@ import { uniqueCallId } from "../helpers/call-client.ts";
 import { createEventEndpoint, listEventDeliveries } from "../helpers/event-endpoints.ts";
 import { type EventReceiver, startEventReceiver, verifiesWith } from "../helpers/event-receiver.ts";
 import { readMetricsText } from "../helpers/prometheus-text.ts";
-import { createAccountWithKey, post } from "../helpers/rest-client.ts";
+import { createAccountWithKey, post, startAndEndCall } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -36,20 +36,8 @@ async function accountWithEndpoint(types: string[], options: { includeVariableVa
   return { accountId, apiKey, endpointId };
 }
 
-async function startAndEnd(apiKey: string, end: object) {
-  const callId = uniqueCallId("evt");
-  const started = await post(fixture.server.url, "/v1/calls/start", apiKey, {
-    call_id: callId,
-    identity_hints: { ani: "+14155550123" },
-  });
-  expect(started.status).toBe(200);
-  const ended = await post(fixture.server.url, "/v1/calls/end", apiKey, {
-    call_id: callId,
-    customer_ref: started.body.customer_ref,
-    ...end,
-  });
-  expect(ended.status).toBe(200);
-  return { callId, customerRef: started.body.customer_ref as string };
+function startAndEnd(apiKey: string, end: object) {
+  return startAndEndCall(fixture.server.url, apiKey, { ani: "+14155550123" }, end);
 }
 
 const forAccount = (accountId: string, type?: string) => (event: { payload: any }) =>

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { uniqueCallId } from "../helpers/call-client.ts";
 import { createEventEndpoint, listEventDeliveries } from "../helpers/event-endpoints.ts";
 import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
-import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
+import { createAccountWithKey, post, request, startAndEndCall } from "../helpers/rest-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -31,19 +30,7 @@ afterAll(async () => {
 });
 
 async function endOpening(apiKey: string, intent: string) {
-  const callId = uniqueCallId("logs");
-  const started = await post(fixture.server.url, "/v1/calls/start", apiKey, {
-    call_id: callId,
-    identity_hints: { ani: "+14155550160" },
-  });
-  expect(started.status).toBe(200);
-  const ended = await post(fixture.server.url, "/v1/calls/end", apiKey, {
-    call_id: callId,
-    customer_ref: started.body.customer_ref,
-    intent,
-    intent_status: "open",
-  });
-  expect(ended.status).toBe(200);
+  await startAndEndCall(fixture.server.url, apiKey, { ani: "+14155550160" }, { intent, intent_status: "open" });
 }
 
 test("no secret reaches the log while an endpoint is made, rolled, delivered to and fails", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { assertDocumentedResponse } from "./openapi-contract.ts";
 import { ADMIN_TOKEN } from "./test-server.ts";
 
@@ -59,4 +60,23 @@ export async function createAccountWithKey(
     apiKey: key.body.api_key,
     keyId: key.body.key_id,
   };
+}
+
+/**
+ * A whole call over REST: started with `hints`, ended with `end` (its intent, variables…), each answered 200
+ * or the test fails; the call's id and the customer's ref.
+ */
+export async function startAndEndCall(
+  baseUrl: string,
+  apiKey: string,
+  hints: object,
+  end: object = {},
+): Promise<{ callId: string; customerRef: string }> {
+  const callId = `call-${randomUUID()}`;
+  const started = await post(baseUrl, "/v1/calls/start", apiKey, { call_id: callId, identity_hints: hints });
+  if (started.status !== 200) throw new Error(`start answered ${started.status}: ${JSON.stringify(started.body)}`);
+  const customerRef = started.body.customer_ref as string;
+  const ended = await post(baseUrl, "/v1/calls/end", apiKey, { call_id: callId, customer_ref: customerRef, ...end });
+  if (ended.status !== 200) throw new Error(`end answered ${ended.status}: ${JSON.stringify(ended.body)}`);
+  return { callId, customerRef };
 }
