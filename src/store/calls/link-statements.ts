@@ -1,11 +1,20 @@
 import { type RawBuilder, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
+import { DAY_MS } from "../../domain/limits.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
 
 // The parts of a start's and an end's statement that link what the caller
 // was known by to the customer: an identifier seen with another customer
 // moves to this one (the latest call is the best evidence).
+//
+// A link already held by the customer and seen within the last day is left
+// as it is: no row version, no WAL, no index entry. last_seen_at only orders a
+// customer's identifiers in their record, to the day, and a call's end would
+// otherwise rewrite every link its start had just written.
+
+/** How stale a link's last_seen_at may grow before a call that uses it writes it again. */
+const LINK_REFRESH_MS = DAY_MS;
 
 /**
  * `insert … on conflict` of the hints' identifiers for the customer, as one
@@ -29,6 +38,12 @@ export function linkIdentifiers(
       ${identifiers.map((id) => id.namespace)}::text[],
       ${identifiers.map((id) => id.value)}::text[]
     ) as w (kind, namespace, value)
+    where not exists (
+      select 1 from customer_identifiers held
+      where held.account_id = ${tenant.accountId} and held.mode = ${tenant.mode} and held.kind = w.kind
+        and held.namespace = w.namespace and held.value = w.value
+        and held.customer_id = ${customerId} and held.last_seen_at > ${refreshedSince(now)}
+    )
     on conflict (account_id, mode, kind, namespace, value) do update
       set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
     returning 1
@@ -47,7 +62,15 @@ export function linkDialledNumber(
     insert into customer_dnis (customer_id, dnis, last_seen_at)
     select ${customerId}, ${dnis}::text, ${now}
     ${after ? sql`from ${after} ` : sql``}where ${dnis}::text is not null
+      and not exists (
+        select 1 from customer_dnis held
+        where held.customer_id = ${customerId} and held.dnis = ${dnis}::text and held.last_seen_at > ${refreshedSince(now)}
+      )
     on conflict (customer_id, dnis) do update set last_seen_at = excluded.last_seen_at
     returning 1
   `;
+}
+
+function refreshedSince(now: Date): Date {
+  return new Date(now.getTime() - LINK_REFRESH_MS);
 }
