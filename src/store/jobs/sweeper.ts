@@ -48,7 +48,7 @@ export async function sweepOnce(
   batchSize: number,
   allowance: MonthlyAllowance,
 ): Promise<SweepResult | undefined> {
-  return withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
+  const swept = await withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
     customers: await deleteStaleCustomers(trx, now, batchSize),
     calls: await deleteOldCalls(trx, new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS), batchSize),
     variables: await deleteExpiredVariables(trx, now, batchSize),
@@ -60,9 +60,11 @@ export async function sweepOnce(
       batchSize,
     ),
     requests: await deleteOldRequests(trx, new Date(now.getTime() - REQUEST_LOG_DAYS * DAY_MS), batchSize),
-    // Last: a notice written here is locked until the commit, and the watch's statement for it waits meanwhile.
-    creditsLowNotices: await noticeMissedCreditsLow(trx, now, allowance, batchSize),
   }));
+  if (swept === undefined) return undefined;
+  // After the deletions commit, in statements of its own: its scan of every account's credits, slow or failing,
+  // never undoes them, and a notice it writes is not held locked for the rest of a transaction.
+  return { ...swept, creditsLowNotices: await noticeMissedCreditsLow(db, now, allowance, batchSize) };
 }
 
 export interface Sweeper {
