@@ -2,6 +2,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/pr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { useNewProcessUmask } from "../helpers/process-umask.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { runToExit } from "../helpers/run-to-exit.ts";
 import { ADMIN_TOKEN, startTestServer } from "../helpers/test-server.ts";
@@ -9,6 +10,7 @@ import { ADMIN_TOKEN, startTestServer } from "../helpers/test-server.ts";
 // The embedded database's files on the real file system: only the service's
 // user may read or write them, and a directory open to others is refused.
 
+useNewProcessUmask();
 const EMBEDDED = { DATABASE_URL: "", REDIS_URL: "" };
 // Two embedded starts on disk: a new database's files written, then opened again; slow on a busy machine.
 const SLOW = 240_000;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { useNewProcessUmask } from "../helpers/process-umask.ts";
 import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
 import { startServerProcess } from "../helpers/server-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
@@ -13,6 +14,7 @@ import { PLATFORM_CASES } from "../integrations/platform-case.ts";
 // Secrets the service reads back are sealed with AES-256-GCM: neither the
 // database's rows nor (embedded) any of its files on disk show them.
 
+useNewProcessUmask();
 const RETELL = PLATFORM_CASES.find((platform) => platform.platform === "retell");
 if (RETELL === undefined) throw new Error("no Retell case");
 const keyOf = () => randomBytes(32).toString("base64");
