@@ -31,16 +31,22 @@ export async function refusalsWithinCapacity(
   const sentAt = performance.now();
   const starts = await Promise.allSettled(calls.map((call) => driver.start(call)));
   const burstMs = performance.now() - sentAt;
-  // Every started call is ended, as a caller would.
-  await Promise.allSettled(
+  // Every started call is ended, as a caller would; an end refused or failed loses the call's context too.
+  const ends = await Promise.allSettled(
     starts.map((start, i) => (start.status === "fulfilled" ? driver.end(calls[i], start.value) : undefined)),
   );
-  const failed = starts.flatMap((start) => (start.status === "rejected" ? [failureLabel(start.reason)] : []));
+  const failed = [...starts, ...ends].flatMap((outcome) =>
+    outcome.status === "rejected" ? [failureLabel(outcome.reason)] : [],
+  );
   const result: WithinCapacityResult = {
     closedLoopCallers: CLOSED_LOOP_CALLERS,
     closedLoopCallsPerSecond: closed.callsPerSecond,
-    closedLoopRefused: refusalsIn(closed.start.errorsByKind),
-    closedLoopFailedOtherwise: closed.start.errors + closed.end.errors - refusalsIn(closed.start.errorsByKind),
+    closedLoopRefused: refusalsIn(closed.start.errorsByKind) + refusalsIn(closed.end.errorsByKind),
+    closedLoopFailedOtherwise:
+      closed.start.errors +
+      closed.end.errors -
+      refusalsIn(closed.start.errorsByKind) -
+      refusalsIn(closed.end.errorsByKind),
     idleBurstStarts: IDLE_BURST_STARTS,
     idleBurstRefused: failed.filter(isRefusal).length,
     idleBurstFailedOtherwise: failed.filter((label) => !isRefusal(label)).length,

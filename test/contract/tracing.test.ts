@@ -53,11 +53,16 @@ async function startWithResourceVariables(env: Record<string, string>): Promise<
       "service.name=from-attributes,service.version=1.2.3,deployment.environment.name=staging%20eu",
     OTEL_SERVICE_NAME: "caller-context-eu",
   };
+  // The process is shared with other test files: each variable gets back the value it had.
+  const previous = Object.keys(resourceVariables).map((name) => [name, process.env[name]] as const);
   Object.assign(process.env, resourceVariables);
   try {
     return await startTestServer({ env });
   } finally {
-    for (const name of Object.keys(resourceVariables)) delete process.env[name];
+    for (const [name, value] of previous) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
 }
 

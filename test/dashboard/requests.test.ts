@@ -129,14 +129,18 @@ describe("dashboard requests page", () => {
     const before = await countRows();
     expect(before).toBeGreaterThan(0);
     const { db } = fixture.server.context.database;
-    await sweepOnce(db, new Date(clock.now().getTime() + 6 * 86_400_000), 10_000, fixture.server.config.monthlyQuota);
+    // The server's own sweeper may hold the sweep's lock at that moment: a pass that did not run is tried again.
+    const sweepAt = async (at: Date) => {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const swept = await sweepOnce(db, at, 10_000, fixture.server.config.monthlyQuota);
+        if (swept !== undefined) return swept;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error("the sweep's lock stayed taken");
+    };
+    expect((await sweepAt(new Date(clock.now().getTime() + 6 * 86_400_000))).requests).toBe(0);
     expect(await countRows()).toBe(before);
-    await sweepOnce(
-      db,
-      new Date(clock.now().getTime() + 7 * 86_400_000 + 1000),
-      10_000,
-      fixture.server.config.monthlyQuota,
-    );
+    expect((await sweepAt(new Date(clock.now().getTime() + 7 * 86_400_000 + 1000))).requests).toBe(before);
     expect(await countRows()).toBe(0);
   });
 
