@@ -53,9 +53,10 @@ const envSchema = z.object({
   ADMISSION_EARLY_REFUSAL: z.enum(["on", "off"]).default("on"),
   ADMISSION_INITIAL_LIMIT: integer(20, 1),
   ADMISSION_MIN_LIMIT: integer(20, 1),
-  ADMISSION_MAX_LIMIT: integer(200, 1),
-  ADMISSION_QUEUE_SIZE: integer(32),
-  ADMISSION_QUEUE_WAIT_MS: integer(50),
+  ADMISSION_MAX_LIMIT: integer(40, 1),
+  ADMISSION_QUEUE_SIZE: integer(512),
+  ADMISSION_QUEUE_WAIT_MS: integer(300),
+  ADMISSION_BURST_MS: integer(150),
   ADMISSION_QUEUE_FORECAST: z.enum(["on", "off"]).default("on"),
   ADMISSION_MAX_LATENCY_MS: integer(250),
   ADMISSION_MAX_EVENT_LOOP_DELAY_MS: integer(1000),
@@ -155,8 +156,10 @@ export interface Config {
       readonly maxLatencyMs: number;
     };
     readonly queueSize: number;
+    /** Once the queue has stood longer than burstMs: the longest forecast wait a call may join with. */
     readonly queueWaitMs: number;
-    /** Refuse at once a call that would wait in the queue longer than it may; off for an A/B. */
+    readonly burstMs: number;
+    /** Refuse at once a call whose forecast wait is longer than it may have; off for an A/B. */
     readonly forecastQueueWait: boolean;
     /** 0: not checked. */
     readonly maxEventLoopDelayMs: number;
@@ -267,6 +270,7 @@ export function envToConfig(env: Env): Config {
       }),
       queueSize: e.ADMISSION_QUEUE_SIZE,
       queueWaitMs: e.ADMISSION_QUEUE_WAIT_MS,
+      burstMs: e.ADMISSION_BURST_MS,
       forecastQueueWait: e.ADMISSION_QUEUE_FORECAST === "on",
       maxEventLoopDelayMs: e.ADMISSION_MAX_EVENT_LOOP_DELAY_MS,
       maxHeapUsedBytes: e.ADMISSION_MAX_HEAP_USED_BYTES,

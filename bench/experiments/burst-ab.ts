@@ -1,13 +1,13 @@
 import { parseArgs } from "node:util";
-import type { CallDriver } from "../load/call-driver.ts";
+import { clientModels } from "../load/client-models.ts";
 import { runClosedLoop } from "../load/closed-loop.ts";
-import { createGrpcDriver } from "../load/grpc-load.ts";
 import { runOpenLoop } from "../load/open-loop.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import { createWorkload } from "../load/workload.ts";
 import { sampleAdmission } from "../phases/admission-sampler.ts";
 import { progress } from "../phases/phase.ts";
 import { scopePostgresCpu } from "../phases/resources.ts";
+import { refusalsWithinCapacity } from "../phases/within-capacity.ts";
 import { fixed, formatTable, median } from "../report/table.ts";
 import { createApiKeys } from "../service/api-keys.ts";
 import { createBenchDatabase } from "../service/bench-database.ts";
@@ -16,12 +16,16 @@ import { randomToken } from "../service/server-process.ts";
 import { createService } from "../service/service.ts";
 
 // `npm run bench:burst-ab -- --a "ADMISSION_CONTROL=on" --b "ADMISSION_CONTROL=off"`:
-// a same-run A/B of two server settings under bursts. C (REST closed loop, 16 in
-// flight) is measured once; then each round starts a server with A and one with
-// B, in alternating order (AB, BA, …), and offers each protocol `--factor` × C
-// for `--seconds` after `--steady` seconds at 0.5 × C (whose start p99 is
-// reported too). A variant is NAME=value settings and Node flags (words
-// starting with --, after `npm start`'s own: `--a="--max-semi-space-size=8"`).
+// a same-run A/B of two server settings, or two checkouts of the code
+// (`--a-root DIR`), under bursts. C (REST closed loop, 16 in flight) is
+// measured once; then each round starts a server with A and one with B, in
+// alternating order (AB, BA, …), and offers each client model (bench/load/
+// client-models.ts) `--factor` × C for `--seconds` after `--steady` seconds
+// at 0.5 × C (whose start p99 is reported too). With `--within S` each model
+// first runs the checks nothing should be refused under (a 64-caller closed
+// loop for S seconds, 200 starts at once at an idle instance). A variant is
+// NAME=value settings and Node flags (words starting with --, after `npm
+// start`'s own: `--a="--max-semi-space-size=8"`).
 // The machine's drift hits both variants alike; compare the variants within
 // a round and their medians.
 // Needs DATABASE_URL (a fresh database is created there).
@@ -36,12 +40,18 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "5" },
     steady: { type: "string", default: "1" },
     customers: { type: "string", default: "10000" },
+    within: { type: "string", default: "0" },
+    "a-root": { type: "string" },
+    "b-root": { type: "string" },
   },
 });
 const variants = [
-  { name: "A", ...parseVariant(values.a) },
-  { name: "B", ...parseVariant(values.b) },
+  { name: "A", root: values["a-root"], ...parseVariant(values.a) },
+  { name: "B", root: values["b-root"], ...parseVariant(values.b) },
 ];
+const withinSeconds = Number(values.within);
+/** Keep-alive connections of the REST pool client model, as in the full bench's default. */
+const POOL_CONNECTIONS = 32;
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const factor = Number(values.factor);
@@ -71,6 +81,13 @@ interface BurstRow {
   /** The start p99 at 0.5 × C over the `--steady` seconds before the burst. */
   readonly steadyP99Ms: number;
   readonly serverRssMaxMb: number;
+  /** Refused in the 64-caller closed loop and of the 200 starts at once at an idle instance; NaN: not run. */
+  readonly closedLoopRefused: number;
+  readonly idleBurstRefused: number;
+  /** The service's refusals during the burst, by reason. */
+  readonly refusedByReason: Readonly<Record<string, number>>;
+  /** Where the limit, the calls in flight and the queue went during the burst. */
+  readonly admissionGauges: string;
 }
 
 const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
@@ -88,6 +105,7 @@ try {
       serverEnv: variant.env,
       nodeFlags: variant.nodeFlags,
       postgres: true,
+      root: variant.root,
     });
 
   const first = serviceWith(variants[0]);
@@ -110,13 +128,17 @@ try {
       await service.start();
       try {
         const keys = await createApiKeys(service.url, adminToken, 10);
-        const drivers: [string, () => CallDriver][] = [
-          ["REST", () => createRestDriver(service.url, keys, 256)],
-          ["gRPC", () => createGrpcDriver(service.url, keys)],
-        ];
-        for (const [via, make] of drivers) {
-          const driver = make();
+        for (const model of clientModels(service.url, keys, POOL_CONNECTIONS)) {
+          const via = model.via;
+          const driver = model.driver();
           try {
+            const withinSampled = sampleAdmission(service.metricsUrl);
+            const within =
+              withinSeconds > 0 ? await refusalsWithinCapacity(driver, workload, withinSeconds) : undefined;
+            const withinAdmission = await withinSampled();
+            if (within !== undefined && withinAdmission !== undefined) {
+              progress(`    refused within capacity by reason: ${reasonsOf(withinAdmission.refusedByReason)}`);
+            }
             if (warmupSeconds > 0) {
               await runClosedLoop(driver, workload, {
                 concurrency: 16,
@@ -154,6 +176,13 @@ try {
               machineCpu: usage.machineCpuPercent,
               steadyP99Ms: steady.start.latency.p99Ms,
               serverRssMaxMb: usage.serverRssMaxMb ?? Number.NaN,
+              closedLoopRefused: within?.closedLoopRefused ?? Number.NaN,
+              idleBurstRefused: within?.idleBurstRefused ?? Number.NaN,
+              refusedByReason: admission?.refusedByReason ?? {},
+              admissionGauges:
+                admission === undefined
+                  ? "-"
+                  : `limit ${admission.limitMin}..${admission.limitMax}, in flight ≤ ${admission.inFlightMax}, queued ≤ ${admission.queuedMax}`,
             });
             progress(`round ${round} ${variant.name} ${via}: ${describe(rows[rows.length - 1])}`);
           } finally {
@@ -175,7 +204,11 @@ process.stdout.write(
       .map(
         (v) =>
           `${v.name}: ${
-            [...Object.entries(v.env).map(([k, val]) => `${k}=${val}`), ...v.nodeFlags].join(" ") || "(defaults)"
+            [
+              ...(v.root === undefined ? [] : [`code at ${v.root}`]),
+              ...Object.entries(v.env).map(([k, val]) => `${k}=${val}`),
+              ...v.nodeFlags,
+            ].join(" ") || "(defaults)"
           }`,
       )
       .join("\n") +
@@ -198,6 +231,8 @@ process.stdout.write(
         "machine CPU",
         "0.5 × C p99",
         "RSS MB",
+        "64-loop refused",
+        "idle 200 refused",
       ],
       rows.map((r) => [
         r.variant,
@@ -216,14 +251,27 @@ process.stdout.write(
         fixed(r.machineCpu, 0),
         fixed(r.steadyP99Ms, 1),
         fixed(r.serverRssMaxMb, 0),
+        fixed(r.closedLoopRefused, 0),
+        fixed(r.idleBurstRefused, 0),
       ]),
-      "lllrrrrrrrrrrrrr",
+      "lllrrrrrrrrrrrrrrr",
     ) +
     "\n\nMedians\n" +
     formatTable(
-      ["variant", "via", "goodput calls/s", "refusal p99", "from send", "accepted p99", "server waits", "0.5 × C p99"],
+      [
+        "variant",
+        "via",
+        "goodput calls/s",
+        "refusal p99",
+        "from send",
+        "accepted p99",
+        "server waits",
+        "0.5 × C p99",
+        "64-loop refused",
+        "idle 200 refused",
+      ],
       variants.flatMap((v) =>
-        ["REST", "gRPC"].map((via) => {
+        [...new Set(rows.map((r) => r.via))].map((via) => {
           const mine = rows.filter((r) => r.variant === v.name && r.via === via);
           return [
             v.name,
@@ -234,19 +282,28 @@ process.stdout.write(
             fixed(median(mine.map((r) => r.acceptedP99Ms)), 1),
             fixed(median(mine.map((r) => r.serverWaits)), 0),
             fixed(median(mine.map((r) => r.steadyP99Ms)), 1),
+            fixed(median(mine.map((r) => r.closedLoopRefused)), 0),
+            fixed(median(mine.map((r) => r.idleBurstRefused)), 0),
           ];
         }),
       ),
-      "llrrrrrr",
+      "llrrrrrrrr",
     ) +
     "\n",
 );
 
 function describe(r: BurstRow): string {
-  return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, server waits ${fixed(r.serverWaits, 0)} %, loop delay ≤ ${fixed(r.loopDelayMs, 0)} ms, client lag ${fixed(r.clientLagMs, 0)} ms`;
+  return `goodput ${fixed(r.goodput, 1)} calls/s, ${r.refused} refused (p99 ${fixed(r.refusalP99Ms, 1)} ms), accepted p99 ${fixed(r.acceptedP99Ms, 1)} ms, refused by reason ${reasonsOf(r.refusedByReason)}, from send p99 ${fixed(r.refusalFromSendP99Ms, 1)} ms, ${r.admissionGauges}, server waits ${fixed(r.serverWaits, 0)} %, loop delay ≤ ${fixed(r.loopDelayMs, 0)} ms, client lag ${fixed(r.clientLagMs, 0)} ms`;
 }
 
-/** "K=V K2=V2" into an environment; empty: the defaults. */
+function reasonsOf(refusedByReason: Readonly<Record<string, number>>): string {
+  return (
+    Object.entries(refusedByReason)
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(", ") || "-"
+  );
+}
+
 /** "NAME=value --node-flag …": the server's settings and Node flags of one variant. */
 function parseVariant(text: string): { env: Record<string, string>; nodeFlags: string[] } {
   const env: Record<string, string> = {};

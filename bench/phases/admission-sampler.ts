@@ -8,7 +8,7 @@ const INTERVAL_MS = 250;
 const GAUGES = ["admission_limit", "admission_in_flight", "admission_queued"] as const;
 /** prom-client's event-loop delay over the interval since the last scrape; NaN where a server has none. */
 const LOOP_DELAY = "nodejs_eventloop_lag_p99_seconds";
-const REASONS = ["limit", "queue_forecast", "queue_timeout", "pressure", "deadline"] as const;
+const REASONS = ["limit", "queue_forecast", "pressure", "deadline"] as const;
 
 type Sample = Record<(typeof GAUGES)[number] | typeof LOOP_DELAY, number> & {
   readonly refused: Record<string, number>;

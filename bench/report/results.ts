@@ -163,7 +163,7 @@ export interface AdmissionSamples {
   readonly limitMax: number;
   readonly inFlightMax: number;
   readonly queuedMax: number;
-  /** Refusals between the first and the last sample, by reason (limit, queue_forecast, queue_timeout, pressure, deadline). */
+  /** Refusals between the first and the last sample, by reason (limit, queue_forecast, pressure, deadline). */
   readonly refusedByReason: Readonly<Record<string, number>>;
   /** The largest p99 of the server's event-loop delay over one sampling interval (prom-client resets it per scrape). */
   readonly loopDelayP99MaxMs: number;

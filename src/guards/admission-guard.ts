@@ -3,13 +3,13 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { methodPolicyOf } from "../rpc/method-policy.ts";
 import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
 import type { AdmissionControl, ShedReason } from "./admission.ts";
+import { clientDeadline, earliest } from "./client-deadline.ts";
 import { deadlineKey } from "./context-values.ts";
 
 const TOO_MANY = "Too many calls in flight; proceed without context and retry later";
 const MESSAGES: Record<ShedReason, string> = {
   limit: TOO_MANY,
   queue_forecast: TOO_MANY,
-  queue_timeout: TOO_MANY,
   pressure: "The service is overloaded; proceed without context and retry later",
   deadline: "The deadline passed before the call could start; nothing was done",
 };
@@ -23,10 +23,13 @@ const MESSAGES: Record<ShedReason, string> = {
 export function admissionGuard(admission: AdmissionControl): Interceptor {
   return (next) => async (req) => {
     if (!isShedable(req.method)) return next(req);
-    const deadline = req.contextValues.get(deadlineKey);
-    // The budget's timer fires a little after its deadline; a call that waited past it is not started.
-    const expired = deadline === undefined ? undefined : () => Date.now() >= deadline;
-    const outcome = await admission.acquire(req.signal, expired, finishesAdmittedWork(req.method));
+    const deadline = earliest(req.contextValues.get(deadlineKey), clientDeadline(req.header));
+    const outcome = await admission.acquire({
+      signal: req.signal,
+      // The budget's timer fires a little after its deadline; a call that waited past it is not started.
+      msLeft: deadline === undefined ? undefined : () => deadline - Date.now(),
+      finishes: finishesAdmittedWork(req.method),
+    });
     if ("refused" in outcome) throw refusal(outcome.refused);
     try {
       return await next(req);

@@ -1,20 +1,34 @@
 import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurrency-limit.ts";
+import { createQueueDrain } from "./queue-drain.ts";
 
-// Admission control, one per instance: at most `limit` calls in flight, a
-// short bounded queue behind them, and a refusal at once for the rest. The
-// limit follows measured latency (concurrency-limit.ts); the process's own
-// pressure (event-loop delay, memory) refuses new work too. A limit learnt
-// in a burst may sit at its floor; once the instance has had nothing in
-// flight for IDLE_RESTART_MS it starts again from its initial value, so the
-// next burst at a quiet instance is not refused for the last one's sake.
-// A call that would wait in the queue longer than it may is refused at once
-// ("queue_forecast"; docs/operations.md, Overload).
+// Admission control by deadline, one per instance. At most `limit` calls are
+// in flight (a limit that follows measured latency, concurrency-limit.ts);
+// behind them a queue lets calls in first come, first served. A call that
+// finds the limit full joins the queue only if, at the rate the queue has
+// given places lately, its turn comes early enough to do its work before its
+// deadline (the method's budget, or the client's own shorter one); otherwise
+// it is refused at once, so a refusal comes within milliseconds and never
+// after a wait for nothing. Everything that can be served in time is served:
+// a closed loop of callers or a burst at a quiet instance waits its turn.
+// Overload is an open stream beyond capacity: the queue has stood for longer
+// than a burst takes to arrive (`burstMs`) while calls kept arriving faster
+// than they were let in (queue-drain.ts). Then a call joins only if its wait
+// is forecast within `queueWaitMs`, so the calls let in stay well inside
+// their budget and the rest are refused within milliseconds
+// (docs/operations.md, Overload).
 
+/**
+ * After this long with nothing in flight (or nothing queued), what was learnt
+ * under load (the limit, the queue's drain rate) is stale: a burst at a quiet
+ * instance is not judged by the last one.
+ */
 export const IDLE_RESTART_MS = 1000;
-/** Weight of each new interval between places given to queued calls (a wait that ran out counts as one). */
-const DRAIN_SMOOTHING = 0.2;
+/** setTimeout's longest delay; a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Weight of each admitted call's time in the smoothed time a call takes once let in. */
+const SERVICE_SMOOTHING = 0.1;
 
-export type ShedReason = "limit" | "queue_forecast" | "queue_timeout" | "pressure" | "deadline";
+export type ShedReason = "limit" | "queue_forecast" | "pressure" | "deadline";
 
 export interface Permit {
   /** Ends the call's hold on the limit; its latency is a sample of the limit, a call past its deadline a drop. */
@@ -35,30 +49,46 @@ export interface AdmissionOptions {
   /** Off: every call is admitted (for comparisons); calls are still counted. */
   readonly enabled: boolean;
   readonly limit: ConcurrencyLimitOptions;
+  /** Most calls the queue holds, whatever their deadlines allow: a bound on memory. */
   readonly queueSize: number;
+  /** Once the queue stands: the longest wait a call may be forecast to have and still join. */
   readonly queueWaitMs: number;
+  /** How long a queue may stand before it counts as overload rather than a burst. */
+  readonly burstMs: number;
   /** How long after the last refusal the instance still reports itself shedding. */
   readonly sheddingHoldMs?: number;
   /** Monotonic milliseconds; injectable so tests can move time. */
   readonly now?: () => number;
   /** Why the process should take no new work now, if it should not. */
   readonly pressure?: () => string | undefined;
-  /** Off: every call that finds a place in the queue waits in it (for comparisons). */
+  /** Off: every call that finds a place in the queue waits in it to its deadline (for comparisons). */
   readonly forecastQueueWait?: boolean;
+}
+
+/** What the control needs to know about a call. */
+export interface AdmissionRequest {
+  /** Aborted when the caller leaves (or its deadline passes): a queued call then leaves too. */
+  readonly signal: AbortSignal;
+  /** Milliseconds left before the call's deadline; a call without one may wait `queueWaitMs` at most. */
+  readonly msLeft?: () => number;
+  /** An end: work let in earlier, admitted at once, over the limit if need be. */
+  readonly finishes?: boolean;
 }
 
 export interface AdmissionControl {
   /**
-   * Waits in the queue at most `queueWaitMs`, and not past `signal`; a call
-   * found `expired` when its turn comes is refused rather than started. A call
-   * that `finishes` work let in earlier (an end) is let in at once, over the
-   * limit if need be: refusing it would waste the work already done.
+   * Admits a call, queues it, or refuses it at once. A queued call leaves
+   * when its deadline passes or its caller leaves; one found past its
+   * deadline when its turn comes is refused rather than started. A call that
+   * `finishes` work let in earlier (an end) is let in at once, over the limit
+   * if need be: refusing it would waste the work already done.
    */
-  acquire(signal: AbortSignal, expired?: () => boolean, finishes?: boolean): Promise<Admission>;
+  acquire(request: AdmissionRequest): Promise<Admission>;
   /**
-   * The refusal acquire would give at once (pressure, or the limit and the
-   * queue both full), counted as such; undefined when a call may try. Lets a
-   * host refuse before it reads and decodes the request.
+   * The refusal acquire would give at once whatever the call's deadline
+   * (pressure, a full queue, or a standing queue too slow to join), counted as
+   * such; undefined when a call may try. Lets a host refuse before it reads
+   * and decodes the request.
    */
   refuseEarly(): ShedReason | undefined;
   /** Refused calls recently, or under pressure now: what health reports as degraded. */
@@ -74,62 +104,27 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   const now = options.now ?? (() => performance.now());
   const holdMs = options.sheddingHoldMs ?? 2000;
   const limit = createConcurrencyLimit(options.limit);
+  const drain = createQueueDrain({ burstMs: options.burstMs, forgetAfterMs: IDLE_RESTART_MS }, now);
   const queue: Waiter[] = [];
-  const refused: Record<ShedReason, number> = {
-    limit: 0,
-    queue_forecast: 0,
-    queue_timeout: 0,
-    pressure: 0,
-    deadline: 0,
-  };
+  const refused: Record<ShedReason, number> = { limit: 0, queue_forecast: 0, pressure: 0, deadline: 0 };
   let inFlight = 0;
   let admitted = 0;
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
   /** Since when nothing has been in flight; undefined while something is. */
   let idleSince: number | undefined = now();
-  /** Smoothed milliseconds between places given to queued calls; undefined: nothing learnt (lately). */
-  let drainIntervalMs: number | undefined;
-  /** Since the last place given to a queued call, or since the queue formed; undefined while it is empty. */
-  let placeClockFrom: number | undefined;
-  let queueEmptySince = now();
+  /** Smoothed milliseconds an admitted call holds its place; 0 until one has finished. */
+  let serviceMs = 0;
 
-  const learnInterval = (interval: number) => {
-    const ms = Math.min(interval, options.queueWaitMs);
-    drainIntervalMs = drainIntervalMs === undefined ? ms : drainIntervalMs + DRAIN_SMOOTHING * (ms - drainIntervalMs);
-  };
-  /** A queued call leaves: with a place, after its whole wait, or because its caller left. */
-  const noteLeaving = (how: "place" | "wait_ran_out" | "left") => {
-    const at = now();
-    if (how === "place" && placeClockFrom !== undefined) {
-      learnInterval(at - placeClockFrom);
-      placeClockFrom = at;
-    }
-    // The queue waited a whole wait for no place; the clock runs on to the next place.
-    if (how === "wait_ran_out") learnInterval(options.queueWaitMs);
-    if (queue.length === 0) {
-      placeClockFrom = undefined;
-      queueEmptySince = at;
-    }
-  };
-  const noteJoining = () => {
-    if (queue.length > 0) return;
-    const at = now();
-    // What was learnt in an earlier burst says nothing about this one.
-    if (at - queueEmptySince >= IDLE_RESTART_MS) drainIntervalMs = undefined;
-    placeClockFrom = at;
-  };
-  /** A call that would be `position`th in the queue would wait longer than the queue lets it. */
-  const wouldOutwait = (position: number) => {
-    if (options.forecastQueueWait === false) return false;
-    // A queue that has waited long for its next place drains at most that fast.
-    const waitedMs = placeClockFrom === undefined ? 0 : now() - placeClockFrom;
-    const intervalMs = Math.max(drainIntervalMs ?? 0, waitedMs);
-    return position * intervalMs > options.queueWaitMs;
-  };
-  /** Why a call finding the limit full may not join the queue, if it may not. */
-  const queueRefusal = (): ShedReason | undefined => {
+  /**
+   * Why a call finding the limit full may not join the queue, if it may not.
+   * `msLeft` undefined: judged without the call's deadline (before its request is read).
+   */
+  const queueRefusal = (msLeft: number | undefined): ShedReason | undefined => {
     if (queue.length >= options.queueSize) return "limit";
-    if (wouldOutwait(queue.length + 1)) return "queue_forecast";
+    if (options.forecastQueueWait === false) return undefined;
+    const waitMs = drain.forecastWaitMs(queue.length + 1, serviceMs, limit.value);
+    if (drain.overloaded() && waitMs > options.queueWaitMs) return "queue_forecast";
+    if (msLeft !== undefined && waitMs + serviceMs > msLeft) return "queue_forecast";
     return undefined;
   };
 
@@ -138,8 +133,9 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
     lastRefusalAt = now();
     return { refused: reason };
   };
-  const grant = (): Admission => {
+  const grant = (finishes = false): Admission => {
     const startedAt = now();
+    if (!finishes) drain.admitted();
     if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) limit.restart();
     idleSince = undefined;
     const inFlightAtStart = ++inFlight;
@@ -151,53 +147,69 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
           if (released) return;
           released = true;
           inFlight -= 1;
-          if (inFlight === 0) idleSince = now();
+          const at = now();
+          if (inFlight === 0) idleSince = at;
+          const heldMs = at - startedAt;
+          serviceMs = serviceMs === 0 ? heldMs : serviceMs + SERVICE_SMOOTHING * (heldMs - serviceMs);
           if (options.enabled && outcome?.pastDeadline) limit.drop();
-          else if (options.enabled) limit.sample(now() - startedAt, inFlightAtStart);
+          else if (options.enabled) limit.sample(heldMs, inFlightAtStart);
           admitWaiting();
         },
       },
     };
   };
 
-  // A waiter found expired is refused without taking a place, so the next one gets it.
+  const waitingAtMost = (ms: number) => {
+    const until = now() + ms;
+    return () => until - now();
+  };
+
+  // A waiter found past its deadline is refused without taking a place, so the next one gets it.
   const admitWaiting = () => {
     while (queue.length > 0 && inFlight < limit.value) queue.shift()?.grant();
   };
 
+  const wait = (signal: AbortSignal, msLeft: () => number) =>
+    new Promise<Admission>((resolve) => {
+      const leave = (outcome: () => Admission, withPlace: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        if (withPlace) drain.placeGiven();
+        if (queue.length === 0) drain.emptied();
+        resolve(outcome());
+      };
+      // A caller whose deadline passed while it waited has left: its call is not started.
+      const onAbort = () => leave(() => refuse("deadline"), false);
+      const timer = setTimeout(onAbort, Math.min(Math.max(0, msLeft()), MAX_TIMER_MS));
+      const waiter: Waiter = { grant: () => leave(() => (msLeft() <= 0 ? refuse("deadline") : grant()), true) };
+      signal.addEventListener("abort", onAbort, { once: true });
+      drain.joined(queue.length === 0);
+      queue.push(waiter);
+    });
+
   return {
-    acquire(signal, expired = () => false, finishes = false) {
+    acquire(request) {
       if (!options.enabled) return Promise.resolve(grant());
-      if (signal.aborted || expired()) return Promise.resolve(refuse("deadline"));
-      if (finishes) return Promise.resolve(grant());
+      const msLeft = request.msLeft ?? waitingAtMost(options.queueWaitMs);
+      if (request.signal.aborted || msLeft() <= 0) return Promise.resolve(refuse("deadline"));
+      if (request.finishes) return Promise.resolve(grant(true));
+      drain.arrived();
       if (options.pressure?.() !== undefined) return Promise.resolve(refuse("pressure"));
       if (inFlight < limit.value && queue.length === 0) return Promise.resolve(grant());
-      const noPlace = queueRefusal();
+      const noPlace = queueRefusal(msLeft());
       if (noPlace !== undefined) return Promise.resolve(refuse(noPlace));
-      return new Promise<Admission>((resolve) => {
-        const leave = (outcome: () => Admission, how: "place" | "wait_ran_out" | "left") => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", onAbort);
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
-          noteLeaving(how);
-          resolve(outcome());
-        };
-        // A caller whose deadline passed while it waited has left: its call is not started.
-        const onAbort = () => leave(() => refuse("deadline"), "left");
-        const timer = setTimeout(() => leave(() => refuse("queue_timeout"), "wait_ran_out"), options.queueWaitMs);
-        const waiter: Waiter = { grant: () => leave(() => (expired() ? refuse("deadline") : grant()), "place") };
-        signal.addEventListener("abort", onAbort, { once: true });
-        noteJoining();
-        queue.push(waiter);
-      });
+      return wait(request.signal, msLeft);
     },
     refuseEarly() {
       if (!options.enabled) return undefined;
-      if (options.pressure?.() !== undefined) return refuse("pressure").refused;
-      if (inFlight < limit.value) return undefined;
-      const noPlace = queueRefusal();
-      return noPlace === undefined ? undefined : refuse(noPlace).refused;
+      const pressed = options.pressure?.() !== undefined;
+      const noPlace = pressed ? "pressure" : inFlight < limit.value ? undefined : queueRefusal(undefined);
+      if (noPlace === undefined) return undefined;
+      // Refused here, the call never reaches acquire: it arrived all the same.
+      drain.arrived();
+      return refuse(noPlace).refused;
     },
     shedding() {
       return options.pressure?.() !== undefined || now() - lastRefusalAt < holdMs;

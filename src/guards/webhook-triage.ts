@@ -65,7 +65,7 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
     // Counted from the webhook's arrival: the credential lookup's wait is the platform's wait too.
     const deadline = (req.contextValues.get(requestScopeKey)?.receivedAt ?? Date.now()) + budgetMs;
     req.contextValues.set(deadlineKey, deadline);
-    const admitted = await options.admission.acquire(req.signal, () => Date.now() >= deadline);
+    const admitted = await options.admission.acquire({ signal: req.signal, msLeft: () => deadline - Date.now() });
     if ("refused" in admitted) return noContext(admitted.refused === "deadline" ? "timeout" : "overloaded");
     // A refusal is an answer too: a replay of the message gets the same one.
     const answer = () =>

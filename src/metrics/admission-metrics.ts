@@ -41,7 +41,7 @@ export function registerAdmissionMetrics(registry: Registry, admission: Pick<Adm
   });
   new Counter({
     name: "admission_refusals_total",
-    help: "Calls refused: limit, queue_forecast, queue_timeout, pressure or deadline",
+    help: "Calls refused: limit, queue_forecast, pressure or deadline",
     labelNames: ["reason"],
     registers,
     collect() {

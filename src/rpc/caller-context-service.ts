@@ -6,6 +6,7 @@ import { identifyCall } from "../calls/identify-call.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
+import { earliest } from "../guards/client-deadline.ts";
 import { billKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
@@ -79,9 +80,4 @@ function idempotencyKeyOf(headers: Headers): string | undefined {
 function clientDeadline(context: HandlerContext): number | undefined {
   const left = context.timeoutMs();
   return left === undefined ? undefined : Date.now() + left;
-}
-
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  return b === undefined ? a : Math.min(a, b);
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   type Admission,
   type AdmissionOptions,
+  type AdmissionRequest,
   createAdmissionControl,
   IDLE_RESTART_MS,
 } from "../../src/guards/admission.ts";
@@ -16,10 +17,17 @@ function controlWith(overrides: Partial<AdmissionOptions> = {}) {
     limit: { initial: 2, min: 2, max: 2 },
     queueSize: 1,
     queueWaitMs: 20,
+    burstMs: 50,
     now: () => nowMs,
     ...overrides,
   });
-  return { control, advance: (ms: number) => (nowMs += ms) };
+  /** A call whose deadline is `budgetMs` after now on the test's clock. */
+  const call = (budgetMs = 1000, signal = open()): AdmissionRequest => {
+    const deadline = nowMs + budgetMs;
+    return { signal, msLeft: () => deadline - nowMs };
+  };
+  const finishing = (budgetMs = 1000): AdmissionRequest => ({ ...call(budgetMs), finishes: true });
+  return { control, call, finishing, advance: (ms: number) => (nowMs += ms) };
 }
 
 const open = () => new AbortController().signal;
@@ -90,12 +98,12 @@ describe("the concurrency limit", () => {
 });
 
 describe("admission", () => {
-  test("admits up to the limit, queues the next, refuses past the queue at once", async () => {
-    const { control } = controlWith();
-    const first = permitOf(await control.acquire(open()));
-    permitOf(await control.acquire(open()));
-    const queued = control.acquire(open());
-    expect(await control.acquire(open())).toEqual({ refused: "limit" });
+  test("admits up to the limit, queues the next, refuses past the queue's size at once", async () => {
+    const { control, call } = controlWith();
+    const first = permitOf(await control.acquire(call()));
+    permitOf(await control.acquire(call()));
+    const queued = control.acquire(call());
+    expect(await control.acquire(call())).toEqual({ refused: "limit" });
     first.release();
     permitOf(await queued);
     expect(control.stats()).toMatchObject({ inFlight: 2, queued: 0, admitted: 3, refused: { limit: 1 } });
@@ -103,171 +111,212 @@ describe("admission", () => {
   });
 
   test("a call that finishes admitted work is let in at once over a full limit and queue, and counted in flight", async () => {
-    const { control } = controlWith();
-    await control.acquire(open());
-    await control.acquire(open());
-    void control.acquire(open());
-    expect(await control.acquire(open())).toEqual({ refused: "limit" });
-    const finishing = permitOf(await control.acquire(open(), () => false, true));
+    const { control, call, finishing } = controlWith();
+    await control.acquire(call());
+    await control.acquire(call());
+    void control.acquire(call());
+    expect(await control.acquire(call())).toEqual({ refused: "limit" });
+    const end = permitOf(await control.acquire(finishing()));
     expect(control.stats()).toMatchObject({ inFlight: 3, queued: 1, refused: { limit: 1 } });
-    finishing.release();
+    end.release();
     expect(control.stats().inFlight).toBe(2);
   });
 
   test("a call that finishes admitted work is still refused once its deadline has passed", async () => {
-    const { control } = controlWith();
-    expect(await control.acquire(open(), () => true, true)).toEqual({ refused: "deadline" });
+    const { control, finishing } = controlWith();
+    expect(await control.acquire(finishing(0))).toEqual({ refused: "deadline" });
   });
 
   test("an early refusal is given only when the limit and the queue are both full, and is counted", async () => {
-    const { control } = controlWith();
-    await control.acquire(open());
-    await control.acquire(open());
+    const { control, call } = controlWith();
+    await control.acquire(call());
+    await control.acquire(call());
     expect(control.refuseEarly()).toBeUndefined();
-    void control.acquire(open());
+    void control.acquire(call());
     expect(control.refuseEarly()).toBe("limit");
     expect(control.stats()).toMatchObject({ inFlight: 2, queued: 1, refused: { limit: 1 } });
   });
 
-  test("a call that would wait in the queue longer than it may is refused at once, early too", async () => {
-    const { control, advance } = controlWith({ queueSize: 4, queueWaitMs: 20 });
-    const first = permitOf(await control.acquire(open()));
-    permitOf(await control.acquire(open()));
-    // Nothing learnt yet: the queue takes calls up to its size.
-    const head = control.acquire(open());
-    void control.acquire(open());
-    advance(15);
-    first.release(); // the head got a place after 15 ms
+  test("a burst at a quiet instance waits its turn as far as each call's deadline allows, past the standing wait", async () => {
+    const { control, call, advance } = controlWith({ queueSize: 100, queueWaitMs: 20, burstMs: 50 });
+    const first = permitOf(await control.acquire(call()));
+    permitOf(await control.acquire(call()));
+    const head = control.acquire(call());
+    advance(10);
+    first.release(); // a place every 10 ms
+    const headPermit = permitOf(await head);
+    // Within the burst: a call 30th in line waits about 300 ms, far past the 20 ms a standing queue allows,
+    // but inside its 1 s; one whose own deadline is 100 ms away is refused at once.
+    for (let i = 0; i < 29; i++) void control.acquire(call());
+    expect(control.stats()).toMatchObject({ queued: 29, refused: { queue_forecast: 0 } });
+    expect(await control.acquire(call(100))).toEqual({ refused: "queue_forecast" });
+    void control.acquire(call());
+    expect(control.stats()).toMatchObject({ queued: 30, refused: { queue_forecast: 1 } });
+    // The early refusal knows no deadline: it leaves this call to the full check.
+    expect(control.refuseEarly()).toBeUndefined();
+    headPermit.release();
+  });
+
+  test("the forecast counts the time a call takes once let in against its deadline", async () => {
+    const { control, call, advance } = controlWith({ queueSize: 10, queueWaitMs: 1000, burstMs: 1000 });
+    const slow = permitOf(await control.acquire(call()));
+    advance(300);
+    slow.release(); // an admitted call takes 300 ms
+    const first = permitOf(await control.acquire(call()));
+    permitOf(await control.acquire(call()));
+    const head = control.acquire(call());
+    advance(10);
+    first.release();
     permitOf(await head);
-    // One call ahead, a place every 15 ms: a second would wait 30 ms of its 20.
-    expect(control.stats()).toMatchObject({ inFlight: 2, queued: 1 });
-    expect(control.refuseEarly()).toBe("queue_forecast");
-    expect(await control.acquire(open())).toEqual({ refused: "queue_forecast" });
-    expect(control.stats()).toMatchObject({ queued: 1, refused: { limit: 0, queue_forecast: 2, queue_timeout: 0 } });
+    // Too few calls let in to know a rate: a place every 271 / 2 ms (the smoothed time a call takes over
+    // the limit), so about 135 ms of waiting and 271 of work do not fit in 250 ms; they fit in 500.
+    expect(await control.acquire(call(250))).toEqual({ refused: "queue_forecast" });
+    void control.acquire(call(500));
+    expect(control.stats()).toMatchObject({ queued: 1, refused: { queue_forecast: 1 } });
   });
 
-  test("a queue whose head has waited long already takes no one behind it", async () => {
-    const { control, advance } = controlWith({ queueSize: 4, queueWaitMs: 20 });
-    permitOf(await control.acquire(open()));
-    permitOf(await control.acquire(open()));
-    void control.acquire(open());
-    advance(15); // no place for 15 ms: a second in line would wait at least 30
-    expect(await control.acquire(open())).toEqual({ refused: "queue_forecast" });
+  /**
+   * Two calls in flight and two queued at once (nothing learnt: both join); then for `ms`, every 10 ms a
+   * place is given and `arrivingPerPlace` new calls arrive (2: an open stream at twice what is served;
+   * 1: a closed loop, each caller calling again once answered).
+   */
+  async function queueFor(harness: ReturnType<typeof controlWith>, ms: number, arrivingPerPlace: number) {
+    const { control, call, advance } = harness;
+    const permits = [permitOf(await control.acquire(call())), permitOf(await control.acquire(call()))];
+    const queued = [control.acquire(call()), control.acquire(call())];
+    for (let elapsed = 0; elapsed < ms; elapsed += 10) {
+      advance(10);
+      permits.shift()?.release();
+      const next = queued.shift();
+      if (next !== undefined) permits.push(permitOf(await next));
+      for (let i = 0; i < arrivingPerPlace; i++) queued.push(control.acquire(call()));
+    }
+  }
+
+  test("calls arriving faster than they are let in, for longer than a burst: a call forecast to wait past the standing wait is refused at once, early too", async () => {
+    const harness = controlWith({ queueSize: 100, queueWaitMs: 250, burstMs: 50 });
+    const { control, call } = harness;
+    await queueFor(harness, 200, 2);
+    expect(control.stats()).toMatchObject({ queued: 22, refused: { queue_forecast: 0 } });
+    // About a place every 10 ms: calls join while their wait is forecast within the 250 ms allowed.
+    while (control.refuseEarly() === undefined && control.stats().queued < 50) void control.acquire(call());
+    expect(control.stats().queued).toBeGreaterThan(22);
+    expect(control.stats().queued).toBeLessThanOrEqual(30);
+    expect(await control.acquire(call(10_000))).toEqual({ refused: "queue_forecast" });
+    expect(control.stats().refused.queue_forecast).toBe(2);
   });
 
-  test("a queue that timed out without a place learns that it does not drain", async () => {
-    const { control } = controlWith({ queueSize: 4, queueWaitMs: 20 });
-    permitOf(await control.acquire(open()));
-    permitOf(await control.acquire(open()));
-    const waiting = [control.acquire(open()), control.acquire(open()), control.acquire(open())];
-    expect(await Promise.all(waiting)).toEqual(Array(3).fill({ refused: "queue_timeout" }));
-    // Each wait ran out: a place comes no faster than every 20 ms, so only the head's place is open.
-    const head = control.acquire(open());
-    expect(await control.acquire(open())).toEqual({ refused: "queue_forecast" });
-    expect(await head).toEqual({ refused: "queue_timeout" });
+  test("a closed loop's standing queue is served to the deadline, however long it stands", async () => {
+    const harness = controlWith({ queueSize: 100, queueWaitMs: 20, burstMs: 50 });
+    const { control, call } = harness;
+    await queueFor(harness, 300, 1);
+    expect(control.stats().queued).toBe(2);
+    // Third in line waits 30 ms, over the standing wait; the callers only come back as they are answered.
+    expect(control.refuseEarly()).toBeUndefined();
+    void control.acquire(call());
+    expect(control.stats()).toMatchObject({ queued: 3, refused: { queue_forecast: 0 } });
+  });
+
+  test("a queue stuck for longer than a call takes forecasts that much longer a wait", async () => {
+    const { control, call, advance } = controlWith({ queueSize: 4, queueWaitMs: 20, burstMs: 10 });
+    const quick = permitOf(await control.acquire(call()));
+    advance(5);
+    quick.release(); // a call takes 5 ms
+    permitOf(await control.acquire(call()));
+    permitOf(await control.acquire(call()));
+    void control.acquire(call());
+    advance(15); // no place for 15 ms where a call takes 5: 10 ms stuck, then (nothing learnt) a place every 2.5 ms
+    expect(await control.acquire(call(19))).toEqual({ refused: "queue_forecast" }); // 10 + 2 × 2.5 + 5 > 19
+    void control.acquire(call(21));
+    expect(control.stats()).toMatchObject({ queued: 2, refused: { queue_forecast: 1 } });
   });
 
   test("with the forecast off, the queue takes calls up to its size whatever it drains at", async () => {
-    const { control, advance } = controlWith({ queueSize: 4, queueWaitMs: 20, forecastQueueWait: false });
-    const first = permitOf(await control.acquire(open()));
-    permitOf(await control.acquire(open()));
-    const head = control.acquire(open());
-    void control.acquire(open());
-    advance(15);
-    first.release();
-    permitOf(await head);
+    const harness = controlWith({ queueSize: 100, queueWaitMs: 20, burstMs: 50, forecastQueueWait: false });
+    const { control, call } = harness;
+    await queueFor(harness, 60, 2);
     expect(control.refuseEarly()).toBeUndefined();
-    void control.acquire(open());
-    expect(control.stats()).toMatchObject({ queued: 2, refused: { limit: 0, queue_forecast: 0 } });
-  });
-
-  test("a queue that drains fast enough keeps taking calls up to its size", async () => {
-    const { control, advance } = controlWith({ queueSize: 3, queueWaitMs: 20 });
-    const first = permitOf(await control.acquire(open()));
-    permitOf(await control.acquire(open()));
-    const head = control.acquire(open());
-    advance(5);
-    first.release(); // a place every 5 ms
-    permitOf(await head);
-    void control.acquire(open());
-    void control.acquire(open());
-    void control.acquire(open());
-    expect(control.stats()).toMatchObject({ queued: 3, refused: { limit: 0, queue_forecast: 0 } });
-    expect(await control.acquire(open())).toEqual({ refused: "limit" });
+    void control.acquire(call(5));
+    expect(control.stats()).toMatchObject({ queued: 9, refused: { limit: 0, queue_forecast: 0 } });
   });
 
   test("with admission off there is no early refusal", async () => {
-    const { control } = controlWith({ enabled: false, queueSize: 0 });
-    for (let i = 0; i < 5; i++) await control.acquire(open());
+    const { control, call } = controlWith({ enabled: false, queueSize: 0 });
+    for (let i = 0; i < 5; i++) await control.acquire(call());
     expect(control.refuseEarly()).toBeUndefined();
   });
 
-  test("a queued call is refused when its wait runs out", async () => {
+  test("a queued call is refused when its deadline comes, and never started", async () => {
+    // The deadline here is real time: the queue's own timer lets the call go.
     const { control } = controlWith();
-    await control.acquire(open());
-    await control.acquire(open());
-    expect(await control.acquire(open())).toEqual({ refused: "queue_timeout" });
+    const first = permitOf(await control.acquire({ signal: open(), msLeft: () => 1000 }));
+    await control.acquire({ signal: open(), msLeft: () => 1000 });
+    const deadline = performance.now() + 30;
+    const queued = await control.acquire({ signal: open(), msLeft: () => deadline - performance.now() });
+    expect(queued).toEqual({ refused: "deadline" });
+    expect(performance.now()).toBeGreaterThanOrEqual(deadline - 1);
+    first.release();
+    expect(control.stats()).toMatchObject({ inFlight: 1, queued: 0, admitted: 2, refused: { deadline: 1 } });
   });
 
-  test("a queued call whose deadline passes leaves the queue and is never started", async () => {
-    const { control } = controlWith({ queueWaitMs: 10_000 });
-    const first = permitOf(await control.acquire(open()));
-    await control.acquire(open());
-    const deadline = new AbortController();
-    const queued = control.acquire(deadline.signal);
-    deadline.abort();
+  test("a queued call whose caller leaves leaves the queue and is never started", async () => {
+    const { control, call } = controlWith();
+    const first = permitOf(await control.acquire(call()));
+    await control.acquire(call());
+    const caller = new AbortController();
+    const queued = control.acquire(call(10_000, caller.signal));
+    caller.abort();
     expect(await queued).toEqual({ refused: "deadline" });
     first.release();
     expect(control.stats()).toMatchObject({ inFlight: 1, queued: 0, admitted: 2 });
   });
 
-  test("a queued call found expired when its turn comes gives its place to the next", async () => {
-    const { control } = controlWith({ queueSize: 2, queueWaitMs: 10_000 });
-    const first = permitOf(await control.acquire(open()));
-    await control.acquire(open());
-    let expired = false;
-    const stale = control.acquire(open(), () => expired);
-    const fresh = control.acquire(open());
-    expired = true;
+  test("a queued call found past its deadline when its turn comes gives its place to the next", async () => {
+    const { control, call, advance } = controlWith({ queueSize: 2 });
+    const first = permitOf(await control.acquire(call()));
+    await control.acquire(call());
+    const stale = control.acquire(call(100));
+    const fresh = control.acquire(call(10_000));
+    advance(100);
     first.release();
     expect(await stale).toEqual({ refused: "deadline" });
     permitOf(await fresh);
   });
 
   test("a limit shrunk in a burst starts again from its initial value once nothing has been in flight for a while", async () => {
-    const { control, advance } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
-    for (let i = 0; i < 30; i++) permitOf(await control.acquire(open())).release({ pastDeadline: true });
+    const { control, call, advance } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
+    for (let i = 0; i < 30; i++) permitOf(await control.acquire(call())).release({ pastDeadline: true });
     expect(control.stats().limit).toBe(2);
     advance(IDLE_RESTART_MS - 1);
-    const early = permitOf(await control.acquire(open()));
+    const early = permitOf(await control.acquire(call()));
     expect(control.stats().limit).toBe(2);
     early.release({ pastDeadline: true });
     advance(IDLE_RESTART_MS);
-    permitOf(await control.acquire(open()));
+    permitOf(await control.acquire(call()));
     expect(control.stats().limit).toBe(10);
   });
 
   test("a call released past its deadline lowers the limit", async () => {
-    const { control } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
-    permitOf(await control.acquire(open())).release({ pastDeadline: true });
+    const { control, call } = controlWith({ limit: { initial: 10, min: 2, max: 10 } });
+    permitOf(await control.acquire(call())).release({ pastDeadline: true });
     expect(control.stats().limit).toBe(9);
   });
 
   test("pressure refuses new work; off admits everything", async () => {
     const pressed = controlWith({ pressure: () => "event_loop_delay" });
-    expect(await pressed.control.acquire(open())).toEqual({ refused: "pressure" });
+    expect(await pressed.control.acquire(pressed.call())).toEqual({ refused: "pressure" });
     expect(pressed.control.shedding()).toBe(true);
     const off = controlWith({ enabled: false, pressure: () => "event_loop_delay" });
-    for (let i = 0; i < 10; i++) permitOf(await off.control.acquire(open()));
+    for (let i = 0; i < 10; i++) permitOf(await off.control.acquire(off.call()));
     expect(off.control.stats().inFlight).toBe(10);
   });
 
   test("reports shedding for a while after its last refusal, then not", async () => {
-    const { control, advance } = controlWith({ queueSize: 0, sheddingHoldMs: 1000 });
+    const { control, call, advance } = controlWith({ queueSize: 0, sheddingHoldMs: 1000 });
     expect(control.shedding()).toBe(false);
-    await control.acquire(open());
-    await control.acquire(open());
-    await control.acquire(open());
+    await control.acquire(call());
+    await control.acquire(call());
+    await control.acquire(call());
     advance(999);
     expect(control.shedding()).toBe(true);
     advance(2);
