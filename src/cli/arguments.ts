@@ -1,6 +1,6 @@
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { MAX_QUOTA } from "../domain/account.ts";
-import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../domain/retention.ts";
+import { isRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, retentionDaysFromText } from "../domain/retention.ts";
 import type { Command } from "./command.ts";
 
 // argv → the command to run and its values. Two passes: a lenient one to find
@@ -120,8 +120,8 @@ export function parseQuota(value: string, what: string): number {
 
 /** Days of retention as the server accepts them: a whole number from MIN_RETENTION_DAYS to MAX_RETENTION_DAYS. */
 export function parseRetention(value: string, what: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < MIN_RETENTION_DAYS || n > MAX_RETENTION_DAYS) {
+  const n = retentionDaysFromText(value);
+  if (!isRetentionDays(n)) {
     throw new UsageError(
       `${what} must be a whole number of days from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}, got '${value}'`,
     );

@@ -5,6 +5,7 @@ import type { AppContext } from "../context.ts";
 import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
 import { changePassword, signOutEverywhere } from "../dashboard-auth/change-password.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
+import { retentionDaysFromText } from "../domain/retention.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
@@ -83,7 +84,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
       const account = await setAccountRetention(accountDepsOf(app), {
         accountId: user.account_id,
         // Anything but whole digits is refused by the same rule as the admin API's.
-        contextRetentionDays: text === "" ? undefined : /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN,
+        contextRetentionDays: text === "" ? undefined : retentionDaysFromText(text),
       });
       await auditAction(app, request, "retention_changed", `${account.contextRetentionDays} days`);
       flashes.leave(request, reply, {

@@ -9,11 +9,21 @@ export const MIN_RETENTION_DAYS = 7;
 export const MAX_RETENTION_DAYS = 365;
 export const DEFAULT_RETENTION_DAYS = 90;
 
+/** Whether `days` is a retention an account may have: an integer from 7 to 365. */
+export function isRetentionDays(days: number): boolean {
+  return Number.isInteger(days) && days >= MIN_RETENTION_DAYS && days <= MAX_RETENTION_DAYS;
+}
+
+/** Typed days (a form field, a command-line argument) as a number: NaN unless whole digits, which no check accepts. */
+export function retentionDaysFromText(text: string): number {
+  return /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+}
+
 /** The days, or a 400 naming `path` when absent, not an integer, or outside 7..365. */
 export function parseRetentionDays(value: number | undefined, path = "context_retention_days"): number {
   const issues: FieldIssue[] = [];
   if (value === undefined) issues.push({ path: [path], message: "Required" });
-  else if (!Number.isInteger(value) || value < MIN_RETENTION_DAYS || value > MAX_RETENTION_DAYS) {
+  else if (!isRetentionDays(value)) {
     issues.push({ path: [path], message: `Must be an integer from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}` });
   }
   if (value === undefined || issues.length > 0) throw validationError(issues);
