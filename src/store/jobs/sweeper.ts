@@ -48,7 +48,18 @@ export async function sweepOnce(
   batchSize: number,
   allowance: MonthlyAllowance,
 ): Promise<SweepResult | undefined> {
-  const swept = await withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
+  const swept = await deleteExpired(db, now, batchSize);
+  if (swept === undefined) return undefined;
+  // After the deletions commit, in statements of its own: its scan of every account's credits, slow or failing,
+  // never undoes them, and a notice it writes is not held locked for the rest of a transaction.
+  return { ...swept, creditsLowNotices: await noticeMissedCreditsLow(db, now, allowance, batchSize) };
+}
+
+type Deleted = Omit<SweepResult, "creditsLowNotices">;
+
+/** At most `batchSize` expired rows of each kind, in one transaction under the sweep lock; undefined when another instance holds it. */
+function deleteExpired(db: Db, now: Date, batchSize: number): Promise<Deleted | undefined> {
+  return withSweepLock(db, SWEEP_LOCK_ID, async (trx) => ({
     customers: await deleteStaleCustomers(trx, now, batchSize),
     calls: await deleteOldCalls(trx, new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS), batchSize),
     variables: await deleteExpiredVariables(trx, now, batchSize),
@@ -61,19 +72,20 @@ export async function sweepOnce(
     ),
     requests: await deleteOldRequests(trx, new Date(now.getTime() - REQUEST_LOG_DAYS * DAY_MS), batchSize),
   }));
-  if (swept === undefined) return undefined;
-  // After the deletions commit, in statements of its own: its scan of every account's credits, slow or failing,
-  // never undoes them, and a notice it writes is not held locked for the rest of a transaction.
-  return { ...swept, creditsLowNotices: await noticeMissedCreditsLow(db, now, allowance, batchSize) };
 }
+
+/** Rounds of one pass at most, however large the backlog: the next pass goes on with it. */
+const MAX_ROUNDS = 100;
 
 export interface Sweeper {
   stop(): Promise<void>;
 }
 
 /**
- * Sweeps every `intervalMs`; while a pass fills a whole batch it goes again
- * at once, so a backlog drains without one long transaction.
+ * Sweeps every `intervalMs`; while a round of deletions fills a whole batch it
+ * goes again at once, so a backlog drains without one long transaction. The
+ * look for missed credits.low notices scans every account's credits, so it
+ * runs once the deletions are done, again only while it fills a batch.
  */
 export function startSweeper(
   db: Db,
@@ -88,9 +100,15 @@ export function startSweeper(
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   const pass = async () => {
-    for (let round = 0; round < 100 && !stopped; round++) {
-      const result = await sweepOnce(db, clock.now(), options.batchSize, options.monthlyAllowance);
-      if (result === undefined || Object.values(result).every((n) => n < options.batchSize)) return;
+    for (let round = 0; round < MAX_ROUNDS && !stopped; round++) {
+      const deleted = await deleteExpired(db, clock.now(), options.batchSize);
+      // Another instance is sweeping: it looks for missed notices too.
+      if (deleted === undefined) return;
+      if (Object.values(deleted).every((n) => n < options.batchSize)) break;
+    }
+    for (let round = 0; round < MAX_ROUNDS && !stopped; round++) {
+      const notices = await noticeMissedCreditsLow(db, clock.now(), options.monthlyAllowance, options.batchSize);
+      if (notices < options.batchSize) return;
     }
   };
   const timer = setInterval(() => {
