@@ -109,6 +109,12 @@ export function shouldDisable(
   return consecutiveFailures >= rule.failures && now.getTime() - failingSince.getTime() >= rule.afterMs;
 }
 
+/** Why an endpoint was disabled, as its owner reads it on the Events page and in the CLI: "… since 2026-11-25 04:10 UTC". */
+export function disabledForFailures(consecutiveFailures: number, failingSince: Date): string {
+  const iso = failingSince.toISOString();
+  return `Disabled after ${consecutiveFailures} failed deliveries in a row since ${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
 /** credits.low is sent when this share of the month's quota has been used. */
 export const CREDITS_LOW_THRESHOLDS = [80, 100] as const;
 

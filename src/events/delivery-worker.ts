@@ -1,5 +1,5 @@
 import type { Clock } from "../domain/clock.ts";
-import { type DeliverySettings, nextAttemptAt, shouldDisable } from "../domain/events.ts";
+import { type DeliverySettings, disabledForFailures, nextAttemptAt, shouldDisable } from "../domain/events.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/engine/database.ts";
 import {
@@ -148,7 +148,7 @@ export function startDeliveryWorker(
       await disableFailingEndpoint(
         db,
         delivery.endpointId,
-        `Disabled after ${run.consecutiveFailures} failed deliveries in a row since ${run.failingSince.toISOString()}`,
+        disabledForFailures(run.consecutiveFailures, run.failingSince),
       );
       observer.endpointDisabled(delivery.endpointId);
     }
