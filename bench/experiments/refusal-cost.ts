@@ -1,6 +1,6 @@
 import { type CallDriver, failureLabel } from "../load/call-driver.ts";
 import { createGrpcDriver } from "../load/grpc-load.ts";
-import { isRefusal } from "../load/open-loop.ts";
+import { isRefusal } from "../load/operation-stats.ts";
 import { createRestDriver } from "../load/rest-load.ts";
 import { createWorkload } from "../load/workload.ts";
 import { createResourceMonitor } from "../phases/resources.ts";

@@ -1,7 +1,7 @@
 import { type CallDriver, failureLabel, failureMessage } from "./call-driver.ts";
 import { createLatencyRecorder } from "./histogram.ts";
 import type { LoopResult } from "./loop-result.ts";
-import { createOperationStats } from "./operation-stats.ts";
+import { createOperationStats, isRefusal } from "./operation-stats.ts";
 import type { Workload } from "./workload.ts";
 
 // Open loop: call starts follow a fixed timetable whatever the service does,
@@ -19,11 +19,6 @@ export interface OpenLoopOptions {
   readonly drainTimeoutMs?: number;
   /** Told of every start: when it was due and its latency, or undefined when it failed. */
   readonly onStart?: (scheduledAt: number, latencyMs: number | undefined) => void;
-}
-
-/** A start the service declined and asked to be retried (503 / UNAVAILABLE): a refusal, not a fault. */
-export function isRefusal(label: string): boolean {
-  return label === "http 503" || label === "grpc UNAVAILABLE";
 }
 
 export async function runOpenLoop(

@@ -3,6 +3,11 @@ import { createLatencyRecorder, type LatencyRecorder, type LatencySummary } from
 // What one operation (start or end) did during a phase: the latency of each
 // success and the failures, counted by what went wrong.
 
+/** A failure the service declined and asked to be retried (503 / UNAVAILABLE): a refusal, not a fault. */
+export function isRefusal(label: string): boolean {
+  return label === "http 503" || label === "grpc UNAVAILABLE";
+}
+
 export interface OperationStats {
   readonly latency: LatencyRecorder;
   /** Counts a failure by its label; the first message of each label is kept as an example. */
@@ -15,6 +20,8 @@ export interface OperationResult {
   readonly errors: number;
   /** e.g. {"http 429": 3, "timeout": 1}. */
   readonly errorsByKind: Readonly<Record<string, number>>;
+  /** Of the errors, the refusals (isRefusal). */
+  readonly refused: number;
   /** The first message seen for each kind. */
   readonly errorExamples: Readonly<Record<string, string>>;
   readonly latency: LatencySummary;
@@ -37,6 +44,7 @@ export function createOperationStats(): OperationStats {
         ok: latency.count,
         errors: total,
         errorsByKind,
+        refused: [...errors].reduce((sum, [label, n]) => (isRefusal(label) ? sum + n : sum), 0),
         errorExamples: Object.fromEntries(examples),
         latency: latency.summary(),
       };

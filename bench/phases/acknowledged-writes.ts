@@ -1,5 +1,5 @@
 import { type CallDriver, failureLabel, failureMessage } from "../load/call-driver.ts";
-import { isRefusal } from "../load/open-loop.ts";
+import { isRefusal } from "../load/operation-stats.ts";
 import type { TargetCheck, WriteReadBack } from "../report/results.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
 

@@ -1,6 +1,6 @@
 import { type CallDriver, failureLabel } from "../load/call-driver.ts";
 import { runClosedLoop } from "../load/closed-loop.ts";
-import { isRefusal } from "../load/open-loop.ts";
+import { isRefusal } from "../load/operation-stats.ts";
 import type { Workload } from "../load/workload.ts";
 import type { WithinCapacityResult } from "../report/results.ts";
 import { progress } from "./phase.ts";
@@ -41,12 +41,8 @@ export async function refusalsWithinCapacity(
   const result: WithinCapacityResult = {
     closedLoopCallers: CLOSED_LOOP_CALLERS,
     closedLoopCallsPerSecond: closed.callsPerSecond,
-    closedLoopRefused: refusalsIn(closed.start.errorsByKind) + refusalsIn(closed.end.errorsByKind),
-    closedLoopFailedOtherwise:
-      closed.start.errors +
-      closed.end.errors -
-      refusalsIn(closed.start.errorsByKind) -
-      refusalsIn(closed.end.errorsByKind),
+    closedLoopRefused: closed.start.refused + closed.end.refused,
+    closedLoopFailedOtherwise: closed.start.errors + closed.end.errors - closed.start.refused - closed.end.refused,
     idleBurstStarts: IDLE_BURST_STARTS,
     idleBurstRefused: failed.filter(isRefusal).length,
     idleBurstFailedOtherwise: failed.filter((label) => !isRefusal(label)).length,
@@ -58,10 +54,4 @@ export async function refusalsWithinCapacity(
       `${result.idleBurstRefused} refused, answered within ${result.idleBurstSeconds.toFixed(2)} s`,
   );
   return result;
-}
-
-function refusalsIn(errorsByKind: Readonly<Record<string, number>>): number {
-  return Object.entries(errorsByKind)
-    .filter(([label]) => isRefusal(label))
-    .reduce((sum, [, n]) => sum + n, 0);
 }
