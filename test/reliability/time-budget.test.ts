@@ -145,7 +145,9 @@ describe.each(TRANSPORTS)("a start over %s whose commit is still under way when 
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from calls where call_id = ${callId}`.execute(
         db,
       );
-      if (server.config.database.kind === "postgres") {
+      // PostgreSQL is sent a cancel when the budget runs out; on a loaded machine it may reach the backend only
+      // after the commit finished, and then the answer is the commit's success. Either way it says what was saved.
+      if (server.config.database.kind === "postgres" && outcome.status !== 200) {
         expect(outcome.status).toBe(503);
         expect(rows[0]?.n).toBe(0);
         expect(await quotaOf(server.url, accountId)).toBe(credits);
