@@ -1,5 +1,6 @@
 import { type AbortableQueryOptions, type QueryResult, type RawBuilder, sql } from "kysely";
 import type { MonthlyAllowance } from "../billing/quota-slots.ts";
+import { compileOnce } from "../engine/compile-once.ts";
 import type { Db } from "../engine/database.ts";
 
 // How a call's statement runs: stopped with its request, billed in itself,
@@ -102,8 +103,8 @@ export async function writeToOutcome<R>(
 
 async function execute<R>(db: Db, query: RawBuilder<R>, options: AbortableQueryOptions): Promise<QueryResult<R>> {
   const { signal } = options;
-  if (signal === undefined) return query.execute(db);
-  const compiled = query.compile(db);
+  const compiled = compileOnce(db, query);
+  if (signal === undefined) return db.executeQuery(compiled);
   const executor = db.getExecutor();
   signal.throwIfAborted();
   const controlConnection = executor.provideConnection.bind(executor);
