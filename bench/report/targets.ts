@@ -2,6 +2,7 @@ import { isOverloaded } from "../load/loop-result.ts";
 import { acknowledgedWritesCheck } from "../phases/acknowledged-writes.ts";
 import { FLOOR_POINT } from "../phases/load-points.ts";
 import { phaseOf } from "./analysis.ts";
+import { costTargets } from "./cost-targets.ts";
 import type { Analysis, BenchResults, OverloadResult, PhaseKey, ScaleOutResult, TargetCheck } from "./results.ts";
 
 // The targets, each with what was measured and whether it was met. They are
@@ -89,6 +90,7 @@ export function checkTargets(results: BenchResults, analysis: Analysis): TargetC
           ),
     );
   }
+  checks.push(...costTargets(results));
   checks.push(checkScaleOut(results.scaleOut));
   for (const { via, closed } of PROTOCOLS) {
     const floor = 2 * EMBEDDED_BASELINE_CALLS_PER_SECOND;
