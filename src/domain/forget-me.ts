@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, randomUUID } from "node:crypto";
 import type { StartCallResult } from "./call.ts";
 import type { CustomerIdentifier } from "./customer.ts";
 import { NO_MATCH, scoreIdentity } from "./identity-score.ts";
@@ -16,9 +16,16 @@ export interface ForgetMeHasher {
 }
 
 export function createForgetMeHasher(pepper: () => Buffer): ForgetMeHasher {
+  // One key object per pepper: given the pepper's bytes, createHmac imports them afresh on every hash, which
+  // costs several times the hash itself (about 19 µs against 3 on this machine).
+  let imported: { readonly pepper: Buffer; readonly key: KeyObject } | undefined;
+  const keyOf = (bytes: Buffer): KeyObject => {
+    if (imported?.pepper !== bytes) imported = { pepper: bytes, key: createSecretKey(bytes) };
+    return imported.key;
+  };
   return {
     hashes(tenant, identifiers) {
-      const key = pepper();
+      const key = keyOf(pepper());
       return identifiers.map((id) =>
         createHmac("sha256", key)
           .update([tenant.accountId, tenant.mode, id.kind, id.namespace, id.value].join("\u0000"))
