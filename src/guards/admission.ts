@@ -112,7 +112,10 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   let lastRefusalAt = Number.NEGATIVE_INFINITY;
   /** Since when nothing has been in flight; undefined while something is. */
   let idleSince: number | undefined = now();
-  /** Smoothed milliseconds an admitted call holds its place; 0 until one has finished. */
+  /**
+   * Smoothed milliseconds a call let in through the limit holds its place; 0 until one has finished. Ends,
+   * let in over the limit, are left out: the forecast is of a call that would wait in the queue.
+   */
   let serviceMs = 0;
 
   /**
@@ -135,7 +138,7 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
   };
   const grant = (finishes = false): Admission => {
     const startedAt = now();
-    if (!finishes) drain.admitted();
+    if (!finishes && options.enabled) drain.admitted();
     if (idleSince !== undefined && startedAt - idleSince >= IDLE_RESTART_MS) limit.restart();
     idleSince = undefined;
     const inFlightAtStart = ++inFlight;
@@ -150,7 +153,7 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
           const at = now();
           if (inFlight === 0) idleSince = at;
           const heldMs = at - startedAt;
-          serviceMs = serviceMs === 0 ? heldMs : serviceMs + SERVICE_SMOOTHING * (heldMs - serviceMs);
+          if (!finishes) serviceMs = serviceMs === 0 ? heldMs : serviceMs + SERVICE_SMOOTHING * (heldMs - serviceMs);
           if (options.enabled && outcome?.pastDeadline) limit.drop();
           else if (options.enabled) limit.sample(heldMs, inFlightAtStart);
           admitWaiting();
@@ -183,7 +186,10 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
       // A caller whose deadline passed while it waited has left: its call is not started.
       const onAbort = () => leave(() => refuse("deadline"), false);
       const timer = setTimeout(onAbort, Math.min(Math.max(0, msLeft()), MAX_TIMER_MS));
-      const waiter: Waiter = { grant: () => leave(() => (msLeft() <= 0 ? refuse("deadline") : grant()), true) };
+      // A place passed straight on by a waiter past its deadline is not a place the queue drained by.
+      const waiter: Waiter = {
+        grant: () => (msLeft() <= 0 ? leave(() => refuse("deadline"), false) : leave(() => grant(), true)),
+      };
       signal.addEventListener("abort", onAbort, { once: true });
       drain.joined(queue.length === 0);
       queue.push(waiter);

@@ -175,6 +175,23 @@ describe("admission", () => {
     expect(control.stats()).toMatchObject({ queued: 1, refused: { queue_forecast: 1 } });
   });
 
+  test("the time a call takes is learnt from calls let in through the limit, not from ends let in over it", async () => {
+    const { control, call, finishing, advance } = controlWith({ queueSize: 10, queueWaitMs: 1000, burstMs: 1000 });
+    const start = permitOf(await control.acquire(call()));
+    advance(10);
+    start.release(); // a start takes 10 ms
+    const end = permitOf(await control.acquire(finishing()));
+    advance(500);
+    end.release(); // an end held for 500 ms (its row locked, say) says nothing of how long a start takes
+    permitOf(await control.acquire(call()));
+    permitOf(await control.acquire(call()));
+    void control.acquire(call());
+    // Second in line: about 2 × 10 / 2 ms of waiting and 10 of work fit in 100 ms. Had the end counted,
+    // the smoothed time would be 59 ms: 59 of waiting and 59 of work would not.
+    void control.acquire(call(100));
+    expect(control.stats()).toMatchObject({ queued: 2, refused: { queue_forecast: 0 } });
+  });
+
   /**
    * Two calls in flight and two queued at once (nothing learnt: both join); then for `ms`, every 10 ms a
    * place is given and `arrivingPerPlace` new calls arrive (2: an open stream at twice what is served;

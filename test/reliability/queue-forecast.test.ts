@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
 import { blockDatabase } from "../helpers/database-blocker.ts";
+import { callUnary, createGrpcClient } from "../helpers/grpc-client.ts";
 import { createAccountWithKey, request } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -110,6 +113,33 @@ describe("a start with a deadline of its own", () => {
     await block.lifted;
     expect((await head).status).toBe(200);
     expect((await patient).status).toBe(200);
+    for (const end of await Promise.all(ends)) expect(end.status).toBe(200);
+  });
+
+  test("over gRPC, its grpc-timeout is its deadline: refused at once with UNAVAILABLE, not left to run out", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    const { block, ends, head } = await standStill(apiKey, accountId);
+    await sleep(600);
+    const before = refusedForecasts();
+    const client = createGrpcClient(server.url);
+    try {
+      // grpc-js sends the deadline as grpc-timeout; past it, the client would give up on its own (DEADLINE_EXCEEDED).
+      const { error } = await callUnary(
+        client,
+        CallerContextService.method.startCall,
+        { callId: uniqueCallId("hurried"), identityHints: { ani: "+14155550123" } },
+        { authorization: `Bearer ${apiKey}` },
+        { deadlineMs: 500 },
+      );
+      expect(error?.code).toBe(grpcStatus.UNAVAILABLE);
+      expect(error?.details).toMatch(/^Too many calls/);
+    } finally {
+      client.close();
+    }
+    expect(refusedForecasts()).toBe(before + 1);
+    expect(server.context.admission.stats()).toMatchObject({ queued: 1, refused: { deadline: 0 } });
+    await block.lifted;
+    expect((await head).status).toBe(200);
     for (const end of await Promise.all(ends)) expect(end.status).toBe(200);
   });
 });
