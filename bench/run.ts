@@ -19,6 +19,7 @@ import { twoInstancePhase } from "./phases/two-instance-phase.ts";
 import { analyze } from "./report/analysis.ts";
 import { formatCodeAb } from "./report/code-ab-report.ts";
 import { describeMachine } from "./report/machine.ts";
+import { newestPostgresRun } from "./report/postgres-reference.ts";
 import { summarizeProfiles } from "./report/profile-summary.ts";
 import { formatReport } from "./report/report.ts";
 import type { GrowthRecord, OverloadResult, PhaseResult, SeedRecord } from "./report/results.ts";
@@ -208,7 +209,9 @@ async function main(): Promise<void> {
       profile: service.profiles.length > 0 ? await summarizeProfiles(service.profiles) : undefined,
     };
     const analysis = analyze(results);
-    const targets = checkTargets(results, analysis);
+    const postgres =
+      results.machine.database.kind === "pglite" ? await newestPostgresRun(RESULTS_DIR, results.machine) : undefined;
+    const targets = checkTargets(results, analysis, postgres);
     const file = await writeResults(RESULTS_DIR, startedAt, results, { analysis, targets });
     process.stdout.write(formatReport(results, analysis, targets, file));
   } finally {

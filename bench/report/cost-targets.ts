@@ -2,6 +2,7 @@ import { isOverloaded } from "../load/loop-result.ts";
 import { FLOOR_POINT } from "../phases/load-points.ts";
 import { phaseOf } from "./analysis.ts";
 import { cpuPerCall } from "./cpu-per-call.ts";
+import type { PostgresReference } from "./postgres-reference.ts";
 import type { BenchResults, PhaseKey, TargetCheck } from "./results.ts";
 
 // What a call costs, against what it cost when it was first measured from
@@ -16,13 +17,16 @@ export const CLOSED_LOOP_OVER_PGBENCH = 0.15;
 export const FIRST_MEASURED_CPU_MS = { postgres: 5, server: 3 } as const;
 /** How far the start p99 at half of C may be from the floor (bare HTTP's p99 plus the store path's). */
 export const FLOOR_FACTOR = 2;
+/** The embedded database's closed loop as a share of PostgreSQL's on the same machine. */
+export const EMBEDDED_OVER_POSTGRES = 0.5;
 
 const PROTOCOLS = [
   { via: "REST", closed: "closed.rest", open: "open.rest" },
   { via: "gRPC", closed: "closed.grpc", open: "open.grpc" },
 ] as const;
 
-export function costTargets(results: BenchResults): TargetCheck[] {
+/** `postgres`: for an embedded run, the newest PostgreSQL run on this machine (postgres-reference.ts). */
+export function costTargets(results: BenchResults, postgres?: PostgresReference): TargetCheck[] {
   const phase = (key: PhaseKey, point?: string) => phaseOf(results, key, point);
   const checks: TargetCheck[] = [];
   const pgbench = results.pgbench;
@@ -46,8 +50,30 @@ export function costTargets(results: BenchResults): TargetCheck[] {
       halfOf(`${via} closed loop: service CPU per call`, cpu?.serverMs, FIRST_MEASURED_CPU_MS.server),
     );
     checks.push(floorCheck(results, via, open));
+    checks.push(embeddedCheck(results, via, loop?.loop.callsPerSecond, postgres));
   }
   return checks;
+}
+
+function embeddedCheck(
+  results: BenchResults,
+  via: "REST" | "gRPC",
+  embedded: number | undefined,
+  postgres: PostgresReference | undefined,
+): TargetCheck {
+  const target = `embedded: ${via} closed-loop calls/s ≥ ${EMBEDDED_OVER_POSTGRES} × PostgreSQL's on this machine`;
+  if (results.machine.database.kind !== "pglite") {
+    return { target, measured: "PostgreSQL run", met: undefined, notApplicable: true };
+  }
+  const reference = via === "REST" ? postgres?.restCallsPerSecond : postgres?.grpcCallsPerSecond;
+  if (embedded === undefined || postgres === undefined || reference === undefined || !(reference > 0)) {
+    return { target, measured: "not measured (no PostgreSQL run on this machine in bench/results/)", met: undefined };
+  }
+  return {
+    target,
+    measured: `${(embedded / reference).toFixed(2)} × (${embedded.toFixed(1)} calls/s vs ${reference.toFixed(1)} in ${postgres.file})`,
+    met: embedded >= EMBEDDED_OVER_POSTGRES * reference,
+  };
 }
 
 function halfOf(what: string, ms: number | undefined, firstMeasured: number): TargetCheck {

@@ -3,6 +3,7 @@ import { acknowledgedWritesCheck } from "../phases/acknowledged-writes.ts";
 import { FLOOR_POINT } from "../phases/load-points.ts";
 import { phaseOf } from "./analysis.ts";
 import { costTargets } from "./cost-targets.ts";
+import type { PostgresReference } from "./postgres-reference.ts";
 import type { Analysis, BenchResults, OverloadResult, PhaseKey, ScaleOutResult, TargetCheck } from "./results.ts";
 
 // The targets, each with what was measured and whether it was met. They are
@@ -26,7 +27,7 @@ export const SCALE_OUT_FACTOR = 1.6;
 /** The embedded database's closed-loop calls/s measured before its worker (REST and gRPC, about 130). */
 export const EMBEDDED_BASELINE_CALLS_PER_SECOND = 130;
 
-export function checkTargets(results: BenchResults, analysis: Analysis): TargetCheck[] {
+export function checkTargets(results: BenchResults, analysis: Analysis, postgres?: PostgresReference): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const phase = (key: PhaseKey, point?: string) => phaseOf(results, key, point)?.loop;
   const dbCeiling = phase("ceiling.db");
@@ -90,7 +91,7 @@ export function checkTargets(results: BenchResults, analysis: Analysis): TargetC
           ),
     );
   }
-  checks.push(...costTargets(results));
+  checks.push(...costTargets(results, postgres));
   checks.push(checkScaleOut(results.scaleOut));
   for (const { via, closed } of PROTOCOLS) {
     const floor = 2 * EMBEDDED_BASELINE_CALLS_PER_SECOND;
