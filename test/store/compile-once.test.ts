@@ -9,7 +9,7 @@ import {
   sql,
 } from "kysely";
 import { describe, expect, it } from "vitest";
-import { compileOnce } from "../../src/store/engine/compile-once.ts";
+import { compileOnce, compileOnceCounts } from "../../src/store/engine/compile-once.ts";
 import type { Db } from "../../src/store/engine/database.ts";
 import type { Schema } from "../../src/store/schema.ts";
 
@@ -39,7 +39,12 @@ interface Tree {
   readonly template: number;
   readonly parts: readonly [PartSpec, PartSpec];
 }
-type PartSpec = { readonly value: string | number | boolean | null | string[] } | { readonly raw: string } | Tree;
+type PartSpec =
+  | { readonly value: string | number | boolean | null | string[] }
+  | { readonly raw: string }
+  | { readonly ref: string }
+  | { readonly lit: number | boolean }
+  | Tree;
 
 const valueArb = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string()));
 const { tree } = fc.letrec<{ tree: Tree; part: PartSpec }>((of) => ({
@@ -51,17 +56,25 @@ const { tree } = fc.letrec<{ tree: Tree; part: PartSpec }>((of) => ({
     { depthSize: "small", withCrossShrink: true },
     fc.record({ value: valueArb }),
     fc.record({ raw: fc.constantFrom("true", "(select 1)", "a + b", "") }),
+    fc.record({ ref: fc.constantFrom("q", "s", "q.slot", "calls.call_id") }),
+    fc.record({ lit: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.boolean()) }),
     of("tree"),
   ),
 }));
 
 function build(spec: Tree): RawBuilder<unknown> {
-  const part = (p: PartSpec): Part => ("value" in p ? p.value : "raw" in p ? sql.raw(p.raw) : build(p));
+  const part = (p: PartSpec): Part => {
+    if ("value" in p) return p.value;
+    if ("raw" in p) return sql.raw(p.raw);
+    if ("ref" in p) return sql.ref(p.ref);
+    if ("lit" in p) return sql.lit(p.lit);
+    return build(p);
+  };
   return templates[spec.template](part(spec.parts[0]), part(spec.parts[1]));
 }
 
 describe("compileOnce", () => {
-  it("gives Kysely's text and parameters for any tree of templates, raw SQL and values, in any order of shapes", () => {
+  it("gives Kysely's text and parameters for any tree of templates, raw SQL, references, literals and values, in any order of shapes", () => {
     fc.assert(
       fc.property(fc.array(tree, { minLength: 1, maxLength: 8 }), (trees) => {
         for (const spec of trees) {
@@ -88,10 +101,15 @@ describe("compileOnce", () => {
     expect(second.queryId).not.toBe(first.queryId);
   });
 
-  it("leaves anything but raw SQL and plain values to Kysely", () => {
-    const query = sql`select ${sql.ref("calls.call_id")}, ${sql.lit(3)}, ${"v"}`;
+  it("leaves a value inside any other node to Kysely", () => {
+    const before = compileOnceCounts().byKysely;
+    const query = sql`select ${sql.ref("calls.call_id")}, ${sql.lit(3)}, ${"v"} ${sql.val("w")}`;
     const compiled = compileOnce(db, query);
-    expect(compiled.sql).toBe('select "calls"."call_id", 3, $1');
-    expect(compiled.parameters).toEqual(["v"]);
+    expect(compiled.sql).toBe('select "calls"."call_id", 3, $1 $2');
+    expect(compiled.parameters).toEqual(["v", "w"]);
+    expect(compileOnceCounts().byKysely).toBe(before);
+    const inner = sql`select ${sql`${"x"}`.as("y")}`;
+    compileOnce(db, inner);
+    expect(compileOnceCounts().byKysely).toBe(before + 1);
   });
 });

@@ -18,8 +18,9 @@ import type { Db } from "./database.ts";
 //
 // The shape is the sequence of templates and value slots met in a depth-first
 // walk, compared fragment by fragment; a template literal's fragments are the
-// same strings on every call. A tree with any other node than raw SQL and
-// plain values is compiled by Kysely as before.
+// same strings on every call. Literals (sql.lit) and references (sql.ref) are
+// text, and part of the shape. A tree with a value inside any other node is
+// compiled by Kysely as before.
 
 interface Variant {
   readonly shape: readonly Token[];
@@ -35,12 +36,22 @@ const END = Symbol("end");
 /** By the outermost template's fragments (one literal in the code), the shapes met so far. */
 const variantsByTemplate = new WeakMap<readonly string[], Variant[]>();
 
+/** How each statement was compiled so far: by a shape met before, as a new shape, or by Kysely (tests read it). */
+const counts = { known: 0, newShape: 0, byKysely: 0 };
+
+export function compileOnceCounts(): Readonly<typeof counts> {
+  return { ...counts };
+}
+
 /** The same as `query.compile(db)`, without compiling a shape met before. */
 export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
   const node = query.toOperationNode();
   const shape: Token[] = [];
   const parameters: unknown[] = [];
-  if (!collect(node, shape, parameters)) return query.compile(db);
+  if (!collect(node, shape, parameters)) {
+    counts.byKysely += 1;
+    return query.compile(db);
+  }
   let variants = variantsByTemplate.get(node.sqlFragments);
   if (variants === undefined) {
     variants = [];
@@ -48,22 +59,35 @@ export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
   }
   const known = variants.find((variant) => sameShape(variant.shape, shape));
   // Each query its own id: cancelling a statement checks it is still the one running.
-  if (known !== undefined) return { query: node, queryId: createQueryId(), sql: known.sql, parameters };
+  if (known !== undefined) {
+    counts.known += 1;
+    return { query: node, queryId: createQueryId(), sql: known.sql, parameters };
+  }
+  counts.newShape += 1;
   const compiled = query.compile(db);
   variants.push({ shape, sql: compiled.sql });
   return compiled;
 }
 
-/** Adds `node`'s shape and values; false when it holds anything but raw SQL and plain values. */
+/** Adds `node`'s shape and values; false when its values cannot be told apart from its text (Kysely compiles it). */
 function collect(node: OperationNode, shape: Token[], parameters: unknown[]): boolean {
   if (node.kind === "ValueNode") {
     const value = node as ValueNode;
-    if (value.immediate) return false;
-    shape.push(VALUE);
-    parameters.push(value.value);
+    // sql.lit: the value is written into the text, so it is part of the shape.
+    if (value.immediate) shape.push([`${OTHER}lit:${typeof value.value}:${String(value.value)}`]);
+    else {
+      shape.push(VALUE);
+      parameters.push(value.value);
+    }
     return true;
   }
-  if (node.kind !== "RawNode") return false;
+  if (node.kind !== "RawNode") {
+    // Any other node (sql.ref, sql.id, sql.table) is all text when it holds no value: its JSON is its shape.
+    const json = JSON.stringify(node);
+    if (json.includes('"ValueNode"')) return false;
+    shape.push([`${OTHER}${json}`]);
+    return true;
+  }
   const raw = node as RawNode;
   shape.push(raw.sqlFragments);
   for (const child of raw.parameters) {
@@ -72,6 +96,9 @@ function collect(node: OperationNode, shape: Token[], parameters: unknown[]): bo
   shape.push(END);
   return true;
 }
+
+/** Starts the token of a node other than a template: no SQL text holds a NUL, so no fragment equals one. */
+const OTHER = "\u0000";
 
 function sameShape(a: readonly Token[], b: readonly Token[]): boolean {
   if (a.length !== b.length) return false;

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { compileOnceCounts } from "../../src/store/engine/compile-once.ts";
+import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
+import { createAccountWithKey } from "../helpers/rest-client.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+// The start's and end's statements (billed, with a deadline, an end with an
+// Idempotency-Key) must each be compiled once per shape and never handed to
+// Kysely's compiler on the call's path: a builder that slips in a node
+// compileOnce cannot read would quietly cost every call a compile again.
+
+let server: TestServer;
+let calls: CallClient;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  calls = createCallClient(server.url);
+});
+afterAll(async () => {
+  calls.close();
+  await server.stop();
+});
+
+describe.each(TRANSPORTS)("calls over %s", (via) => {
+  test("run their statements by shapes met before, none compiled by Kysely", async () => {
+    const { apiKey } = await createAccountWithKey(server.url);
+    const call = async () => {
+      const callId = uniqueCallId();
+      const started = await calls.start(via, apiKey, startBody(callId));
+      expect(started.status).toBe(200);
+      const ended = await calls.end(
+        via,
+        apiKey,
+        { call_id: callId, customer_ref: started.body.customer_ref, variables: { plan: "gold" }, intent: "billing" },
+        { "idempotency-key": uniqueCallId("key") },
+      );
+      expect(ended.status).toBe(200);
+    };
+    await call(); // meets the shapes (in this process, perhaps already met)
+    const before = compileOnceCounts();
+    for (let i = 0; i < 3; i++) await call();
+    const after = compileOnceCounts();
+    expect(after.byKysely).toBe(before.byKysely);
+    expect(after.newShape).toBe(before.newShape);
+    // A start and an end each, three times.
+    expect(after.known - before.known).toBe(6);
+  });
+});
