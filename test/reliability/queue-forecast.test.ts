@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { status as grpcStatus } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
 import { blockDatabase } from "../helpers/database-blocker.ts";

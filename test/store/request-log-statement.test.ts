@@ -41,7 +41,10 @@ describe("the request log's batch insert", () => {
   test("has one statement text for batches of any size", async () => {
     const inserts = () => texts.filter((text) => text.includes("insert into request_log"));
     for (const size of [1, 2, 7, 500]) {
-      await insertRequestLog(database.db, Array.from({ length: size }, (_, n) => entry(n)));
+      await insertRequestLog(
+        database.db,
+        Array.from({ length: size }, (_, n) => entry(n)),
+      );
     }
     expect(inserts()).toHaveLength(4);
     expect(new Set(inserts()).size).toBe(1);
