@@ -4,8 +4,9 @@ import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId 
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
-// The start's and end's statements (billed, with a deadline, an end with an
-// Idempotency-Key) must each be compiled once per shape and never handed to
+// The start's and end's statements (the start's read of candidates, its
+// billed write with a deadline, an end with an Idempotency-Key) must each be
+// compiled once per shape and never handed to
 // Kysely's compiler on the call's path: a builder that slips in a node
 // compileOnce cannot read would quietly cost every call a compile again.
 
@@ -42,7 +43,7 @@ describe.each(TRANSPORTS)("calls over %s", (via) => {
     const after = compileOnceCounts();
     expect(after.byKysely).toBe(before.byKysely);
     expect(after.newShape).toBe(before.newShape);
-    // A start and an end each, three times.
-    expect(after.known - before.known).toBe(6);
+    // Each call: the start's read of candidates, its write, and the end's write; three times.
+    expect(after.known - before.known).toBe(9);
   });
 });

@@ -1,6 +1,7 @@
 import { type AbortableQueryOptions, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
+import { executeOnce } from "../engine/compile-once.ts";
 import type { Db } from "../engine/database.ts";
 import type { Identifier } from "./identifiers.ts";
 
@@ -37,16 +38,18 @@ export async function findCandidates(
   options: AbortableQueryOptions,
 ): Promise<Candidates> {
   if (identifiers.length === 0 && hints.customerRef === undefined) return { forgotten: false, candidates: [] };
-  const { rows } = await sql<{
-    forgotten: boolean;
-    id: string | null;
-    last_call_at: Date;
-    ani: boolean;
-    external_id: boolean;
-    customer_ref: boolean;
-    has_open_intent: boolean;
-    called_dnis: boolean;
-  }>`
+  const { rows } = await executeOnce(
+    db,
+    sql<{
+      forgotten: boolean;
+      id: string | null;
+      last_call_at: Date;
+      ani: boolean;
+      external_id: boolean;
+      customer_ref: boolean;
+      has_open_intent: boolean;
+      called_dnis: boolean;
+    }>`
     with wanted as (
       select * from unnest(
         ${identifiers.map((id) => id.kind)}::text[],
@@ -92,7 +95,9 @@ export async function findCandidates(
           and m.identifier_hash = any(${forgetMeHashes}::text[])
       ) as forgotten, found.*
     from (select 1) one left join found on true
-  `.execute(db, options);
+  `,
+    options,
+  );
   if (rows[0]?.forgotten) return { forgotten: true };
   const found = rows.filter((row): row is typeof row & { id: string } => row.id !== null);
   return {

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { executeOnce } from "../engine/compile-once.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, type Refused, refusedAsValue } from "./call-statement.ts";
 
@@ -26,7 +27,9 @@ export async function findStoredEnd(
   const { charge } = statement;
   const sameRequest = sql`stored.request_hash = ${requestHash}`;
   const written = await refusedAsValue(() =>
-    sql<{ response: string; same_request: boolean; credits_left: number | null }>`
+    executeOnce(
+      db,
+      sql<{ response: string; same_request: boolean; credits_left: number | null }>`
     with stored as (
       select request_hash, response from idempotency_keys
       where account_id = ${tenant.accountId} and mode = ${tenant.mode} and key = ${key} and expires_at > ${now}
@@ -34,7 +37,9 @@ export async function findStoredEnd(
     charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, [])})
     select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, now, sameRequest)} as credits_left
     from stored
-  `.execute(db, statement.options),
+  `,
+      statement.options,
+    ),
   );
   if ("refused" in written) return written;
   const row = written.rows[0];

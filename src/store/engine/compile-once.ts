@@ -1,7 +1,9 @@
 import {
+  type AbortableQueryOptions,
   type CompiledQuery,
   createQueryId,
   type OperationNode,
+  type QueryResult,
   type RawBuilder,
   type RawNode,
   type ValueNode,
@@ -67,6 +69,11 @@ export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
   const compiled = query.compile(db);
   variants.push({ shape, sql: compiled.sql });
   return compiled;
+}
+
+/** Runs `query` as its own execute() would, compiled once per shape. */
+export function executeOnce<R>(db: Db, query: RawBuilder<R>, options?: AbortableQueryOptions): Promise<QueryResult<R>> {
+  return db.executeQuery(compileOnce(db, query), options);
 }
 
 /** Adds `node`'s shape and values; false when its values cannot be told apart from its text (Kysely compiles it). */
