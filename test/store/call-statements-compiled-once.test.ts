@@ -1,30 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { compileOnceCounts } from "../../src/store/engine/compile-once.ts";
-import { type CallClient, createCallClient, startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // The start's and end's statements (the start's read of candidates, its
 // billed write with a deadline, an end with an Idempotency-Key) must each be
-// compiled once per shape and never handed to
-// Kysely's compiler on the call's path: a builder that slips in a node
-// compileOnce cannot read would quietly cost every call a compile again.
+// compiled once per shape and never handed to Kysely's compiler on the call's
+// path: a builder that slips in a node compileOnce cannot read would quietly
+// cost every call a compile again.
 
-let server: TestServer;
-let calls: CallClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  calls = createCallClient(server.url);
-});
-afterAll(async () => {
-  calls.close();
-  await server.stop();
-});
+const fixture = useTestServer();
 
 describe.each(TRANSPORTS)("calls over %s", (via) => {
   test("run their statements by shapes met before, none compiled by Kysely", async () => {
-    const { apiKey } = await createAccountWithKey(server.url);
+    const { calls, apiKey } = fixture;
     const call = async () => {
       const callId = uniqueCallId();
       const started = await calls.start(via, apiKey, startBody(callId));
