@@ -75,6 +75,7 @@ function build(spec: Tree): RawBuilder<unknown> {
 
 describe("compileOnce", () => {
   it("gives Kysely's text and parameters for any tree of templates, raw SQL, references, literals and values, in any order of shapes", () => {
+    const before = compileOnceCounts();
     fc.assert(
       fc.property(fc.array(tree, { minLength: 1, maxLength: 8 }), (trees) => {
         for (const spec of trees) {
@@ -90,6 +91,10 @@ describe("compileOnce", () => {
       }),
       { numRuns: 300 },
     );
+    // Both paths were taken many times, not only Kysely's: shapes told apart among many under one template.
+    const counts = compileOnceCounts();
+    expect(counts.known - before.known).toBeGreaterThan(100);
+    expect(counts.newShape - before.newShape).toBeGreaterThan(100);
   });
 
   it("hands back the very text compiled the first time, so its hash is computed once", () => {
@@ -99,6 +104,20 @@ describe("compileOnce", () => {
     expect(second.sql).toBe(first.sql);
     expect(second.parameters).toEqual([2, "Y"]);
     expect(second.queryId).not.toBe(first.queryId);
+  });
+
+  it("keeps a bounded number of shapes per statement, and compiles the rest with Kysely", () => {
+    const statement = (column: string, value: number) => sql`select ${sql.raw(column)} from t where v = ${value}`;
+    const before = compileOnceCounts();
+    for (let i = 0; i < 100; i++) {
+      const query = statement(`c${i}`, i);
+      const compiled = compileOnce(db, query);
+      expect(compiled.sql).toBe(query.compile(db).sql);
+      expect(compiled.parameters).toEqual([i]);
+    }
+    const after = compileOnceCounts();
+    expect(after.newShape - before.newShape).toBe(64);
+    expect(after.byKysely - before.byKysely).toBe(36);
   });
 
   it("leaves a value inside any other node to Kysely", () => {

@@ -37,6 +37,11 @@ const END = Symbol("end");
 
 /** By the outermost template's fragments (one literal in the code), the shapes met so far. */
 const variantsByTemplate = new WeakMap<readonly string[], Variant[]>();
+/**
+ * Shapes kept per outermost template. The code's statements have a few each; more means a shape that varies
+ * with the data (sql.raw of a value), and those are compiled by Kysely rather than kept without bound.
+ */
+const MAX_SHAPES_PER_TEMPLATE = 64;
 
 /** How each statement was compiled so far: by a shape met before, as a new shape, or by Kysely (tests read it). */
 const counts = { known: 0, newShape: 0, byKysely: 0 };
@@ -64,6 +69,10 @@ export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
   if (known !== undefined) {
     counts.known += 1;
     return { query: node, queryId: createQueryId(), sql: known.sql, parameters };
+  }
+  if (variants.length >= MAX_SHAPES_PER_TEMPLATE) {
+    counts.byKysely += 1;
+    return query.compile(db);
   }
   counts.newShape += 1;
   const compiled = query.compile(db);
