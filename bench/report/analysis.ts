@@ -5,6 +5,12 @@ import type { Analysis, BenchResults, PhaseKey, PhaseResult, Ratio, ScaleRow } f
 // Figures derived from the phases: the service against its two ceilings, the
 // latency at the larger population against the smaller, and memory.
 
+/** The two protocols the targets compare, with their closed- and open-loop phases. */
+export const PROTOCOLS = [
+  { via: "REST", closed: "closed.rest", open: "open.rest" },
+  { via: "gRPC", closed: "closed.grpc", open: "open.grpc" },
+] as const;
+
 const SERVICE_PHASES: readonly PhaseKey[] = [
   "open.rest",
   "open.rest-new",

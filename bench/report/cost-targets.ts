@@ -1,6 +1,6 @@
 import { isOverloaded } from "../load/loop-result.ts";
 import { FLOOR_POINT } from "../phases/load-points.ts";
-import { phaseOf } from "./analysis.ts";
+import { PROTOCOLS, phaseOf } from "./analysis.ts";
 import { cpuPerCall } from "./cpu-per-call.ts";
 import type { PostgresReference } from "./postgres-reference.ts";
 import type { BenchResults, PhaseKey, TargetCheck } from "./results.ts";
@@ -19,11 +19,6 @@ export const FIRST_MEASURED_CPU_MS = { postgres: 5, server: 3 } as const;
 export const FLOOR_FACTOR = 2;
 /** The embedded database's closed loop as a share of PostgreSQL's on the same machine. */
 export const EMBEDDED_OVER_POSTGRES = 0.5;
-
-const PROTOCOLS = [
-  { via: "REST", closed: "closed.rest", open: "open.rest" },
-  { via: "gRPC", closed: "closed.grpc", open: "open.grpc" },
-] as const;
 
 /** `postgres`: for an embedded run, the newest PostgreSQL run on this machine (postgres-reference.ts). */
 export function costTargets(results: BenchResults, postgres?: PostgresReference): TargetCheck[] {

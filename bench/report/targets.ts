@@ -1,7 +1,7 @@
 import { isOverloaded } from "../load/loop-result.ts";
 import { acknowledgedWritesCheck } from "../phases/acknowledged-writes.ts";
 import { FLOOR_POINT } from "../phases/load-points.ts";
-import { phaseOf } from "./analysis.ts";
+import { PROTOCOLS, phaseOf } from "./analysis.ts";
 import { costTargets } from "./cost-targets.ts";
 import type { PostgresReference } from "./postgres-reference.ts";
 import type { Analysis, BenchResults, OverloadResult, PhaseKey, ScaleOutResult, TargetCheck } from "./results.ts";
@@ -13,11 +13,6 @@ import type { Analysis, BenchResults, OverloadResult, PhaseKey, ScaleOutResult, 
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const rate = (value: number) => `${value.toFixed(1)} calls/s`;
-const PROTOCOLS = [
-  { via: "REST", closed: "closed.rest", open: "open.rest" },
-  { via: "gRPC", closed: "closed.grpc", open: "open.grpc" },
-] as const;
-
 /** The DB ceiling as a share of pgbench's TPC-B rate on the same server. */
 export const DB_CEILING_OVER_PGBENCH = 1 / 3;
 /** The service's closed loop as a share of the DB ceiling. */
