@@ -55,6 +55,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** What the instances logged as errors: a 5xx says why here, in the failure's message. */
+function serverErrors(): string {
+  const lines = instances.flatMap((instance) => instance.output.filter((line) => /"level":(50|60)/.test(line)));
+  return lines.length === 0 ? "no error logged by either instance" : lines.join("\n");
+}
+
 /** Request i goes to instance i mod 2, over REST and gRPC in turn. */
 function spread(i: number): { client: CallClient; via: (typeof TRANSPORTS)[number] } {
   return { client: clients[i % 2], via: TRANSPORTS[Math.floor(i / 2) % 2] };
@@ -88,7 +94,7 @@ describe("two instances share one quota", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, startBody())),
     );
-    expect(countStatuses(outcomes)).toEqual({ 200: 5, 402: 15 });
+    expect(countStatuses(outcomes), serverErrors()).toEqual({ 200: 5, 402: 15 });
     // What each success reports left is an upper bound when calls overlap (docs/limits.md).
     const left = outcomes.filter((o) => o.status === 200).map((o) => Number(o.headers["x-quota-remaining"]));
     for (const count of left) expect(count).toBeGreaterThanOrEqual(0);
@@ -115,7 +121,7 @@ describe("two instances share one quota near zero", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 40 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, startBody())),
     );
-    expect(countStatuses(outcomes)).toEqual({ 200: 7, 402: 33 });
+    expect(countStatuses(outcomes), serverErrors()).toEqual({ 200: 7, 402: 33 });
     expect(await quotaOf(instances[0].url, accountId)).toBe(0);
     // Nothing is refused while a credit is left: the last one, alone in another slot, is found.
     await setQuota(instances[0].url, accountId, 1);
@@ -133,7 +139,7 @@ describe("two instances share one call_id space", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, (_, i) => spread(i).client.start(spread(i).via, apiKey, body)),
     );
-    expect(countStatuses(outcomes)).toEqual({ 200: 1, 409: 19 });
+    expect(countStatuses(outcomes), serverErrors()).toEqual({ 200: 1, 409: 19 });
     expect(await quotaOf(instances[1].url, accountId)).toBe(99);
     await annotate(`one call_id, 20 concurrent over two instances: ${JSON.stringify(countStatuses(outcomes))}`);
   });
@@ -191,7 +197,7 @@ describe("two instances share one idempotency record", () => {
     const outcomes = await Promise.all(
       Array.from({ length: 10 }, (_, i) => clients[i % 2].end("rest", apiKey, end, headers)),
     );
-    expect(countStatuses(outcomes)).toEqual({ 200: 10 });
+    expect(countStatuses(outcomes), serverErrors()).toEqual({ 200: 10 });
     for (const outcome of outcomes) expect(outcome.body).toEqual(outcomes[0].body);
 
     const later = await clients[1].start("rest", apiKey, {
