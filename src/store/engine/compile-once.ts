@@ -29,8 +29,19 @@ interface Variant {
   readonly sql: string;
 }
 
-/** A template's fragments, a value's slot, or the end of a template's parameters. */
-type Token = readonly string[] | typeof VALUE | typeof END;
+/**
+ * A template's fragments, a value's slot, the end of a template's parameters,
+ * a literal written into the text (sql.lit), or a node that is all text
+ * (sql.ref, sql.id, sql.table), kept as the node itself.
+ */
+type Token = readonly string[] | typeof VALUE | typeof END | Literal | TextNode;
+
+interface Literal {
+  readonly literal: unknown;
+}
+interface TextNode {
+  readonly text: OperationNode;
+}
 
 const VALUE = Symbol("value");
 const END = Symbol("end");
@@ -53,24 +64,24 @@ export function compileOnceCounts(): Readonly<typeof counts> {
 /** The same as `query.compile(db)`, without compiling a shape met before. */
 export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
   const node = query.toOperationNode();
-  const shape: Token[] = [];
-  const parameters: unknown[] = [];
-  if (!collect(node, shape, parameters)) {
-    counts.byKysely += 1;
-    return query.compile(db);
-  }
   let variants = variantsByTemplate.get(node.sqlFragments);
   if (variants === undefined) {
     variants = [];
     variantsByTemplate.set(node.sqlFragments, variants);
   }
-  const known = variants.find((variant) => sameShape(variant.shape, shape));
-  // Each query its own id: cancelling a statement checks it is still the one running.
-  if (known !== undefined) {
-    counts.known += 1;
-    return { query: node, queryId: createQueryId(), sql: known.sql, parameters };
+  // A call is matched against the shapes met before without building its own: each call's statement allocates only
+  // its values (a profile showed the walk that built one to be the service's largest allocator per call).
+  for (const variant of variants) {
+    const parameters: unknown[] = [];
+    cursor = 0;
+    if (matches(node, variant.shape, parameters) && cursor === variant.shape.length) {
+      counts.known += 1;
+      // Each query its own id: cancelling a statement checks it is still the one running.
+      return { query: node, queryId: createQueryId(), sql: variant.sql, parameters };
+    }
   }
-  if (variants.length >= MAX_SHAPES_PER_TEMPLATE) {
+  const shape: Token[] = [];
+  if (variants.length >= MAX_SHAPES_PER_TEMPLATE || !collect(node, shape)) {
     counts.byKysely += 1;
     return query.compile(db);
   }
@@ -85,50 +96,73 @@ export function executeOnce<R>(db: Db, query: RawBuilder<R>, options?: Abortable
   return db.executeQuery(compileOnce(db, query), options);
 }
 
-/** Adds `node`'s shape and values; false when its values cannot be told apart from its text (Kysely compiles it). */
-function collect(node: OperationNode, shape: Token[], parameters: unknown[]): boolean {
+/** Adds `node`'s shape; false when its values cannot be told apart from its text (Kysely compiles it). */
+function collect(node: OperationNode, shape: Token[]): boolean {
   if (node.kind === "ValueNode") {
     const value = node as ValueNode;
     // sql.lit: the value is written into the text, so it is part of the shape.
-    if (value.immediate) shape.push([`${OTHER}lit:${typeof value.value}:${String(value.value)}`]);
-    else {
-      shape.push(VALUE);
-      parameters.push(value.value);
-    }
+    shape.push(value.immediate ? { literal: value.value } : VALUE);
     return true;
   }
   if (node.kind !== "RawNode") {
-    // Any other node (sql.ref, sql.id, sql.table) is all text when it holds no value: its JSON is its shape.
-    const json = JSON.stringify(node);
-    if (json.includes('"ValueNode"')) return false;
-    shape.push([`${OTHER}${json}`]);
+    // Any other node (sql.ref, sql.id, sql.table) is all text when it holds no value.
+    if (JSON.stringify(node).includes('"ValueNode"')) return false;
+    shape.push({ text: node });
     return true;
   }
   const raw = node as RawNode;
   shape.push(raw.sqlFragments);
-  for (const child of raw.parameters) {
-    if (!collect(child, shape, parameters)) return false;
+  for (let i = 0; i < raw.parameters.length; i++) {
+    if (!collect(raw.parameters[i]!, shape)) return false;
   }
   shape.push(END);
   return true;
 }
 
-/** Starts the token of a node other than a template: no SQL text holds a NUL, so no fragment equals one. */
-const OTHER = "\u0000";
+/** Where matches() is in the shape: one statement is matched at a time, synchronously. */
+let cursor = 0;
 
-function sameShape(a: readonly Token[], b: readonly Token[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x === y) continue;
-    if (typeof x === "symbol" || typeof y === "symbol" || !sameFragments(x, y)) return false;
+/** Whether `node` walks as `shape` does from the cursor on, adding its values to `parameters`. */
+function matches(node: OperationNode, shape: readonly Token[], parameters: unknown[]): boolean {
+  const token = shape[cursor++];
+  if (node.kind === "ValueNode") {
+    const value = node as ValueNode;
+    if (value.immediate) {
+      return typeof token === "object" && "literal" in token && sameLiteral(token.literal, value.value);
+    }
+    parameters.push(value.value);
+    return token === VALUE;
+  }
+  if (node.kind !== "RawNode") return typeof token === "object" && "text" in token && sameNode(token.text, node);
+  const raw = node as RawNode;
+  if (typeof token !== "object" || !Array.isArray(token) || !sameFragments(token, raw.sqlFragments)) return false;
+  for (let i = 0; i < raw.parameters.length; i++) {
+    if (!matches(raw.parameters[i]!, shape, parameters)) return false;
+  }
+  return shape[cursor++] === END;
+}
+
+/** sql.lit(1) and sql.lit("1") are written differently. */
+function sameLiteral(a: unknown, b: unknown): boolean {
+  return typeof a === typeof b && Object.is(a, b);
+}
+
+/** Two nodes of plain data (Kysely's nodes are frozen objects and arrays of strings and nodes), compared by value. */
+function sameNode(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  if (keysA.length !== Object.keys(b).length) return false;
+  for (const key of keysA) {
+    if (!sameNode((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
   }
   return true;
 }
 
 /** sql.raw's fragments are a new array on every call; a template literal's are the same array. */
 function sameFragments(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
