@@ -27,6 +27,10 @@ export async function deleteOldCalls(db: Db, startedBefore: Date, limit: number)
   return Number(result.numAffectedRows ?? 0n);
 }
 
+/**
+ * Variables past their ttl. A pass reads the table (expires_at is not indexed, so that an end's save of a
+ * variable it already holds is HOT: migration 0020); a read never returns one past its ttl, swept or not.
+ */
 export async function deleteExpiredVariables(db: Db, now: Date, limit: number): Promise<number> {
   const result = await sql`
     delete from variables where ctid in (select ctid from variables where expires_at <= ${now} limit ${limit})

@@ -1,0 +1,47 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { envToConfig } from "../../src/config.ts";
+import { createDatabase, type Database } from "../../src/store/engine/database.ts";
+import { migrateToLatest } from "../../src/store/engine/migrate.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+
+// An end that saves a variable the customer already holds rewrites its row.
+// That is a HOT update (one page, no index entry) only when no index holds a
+// column the save changes and the page has room for the new version: so the
+// table's one index is its primary key (customer_id, name), which a save
+// never changes, and its pages are filled to 90 % (migration 0020).
+// `npm run bench:cost` counts the HOT updates of a real workload.
+
+const OPEN_TIMEOUT_MS = 180_000;
+let testDatabase: TestDatabase;
+let database: Database;
+
+beforeAll(async () => {
+  testDatabase = await createTestDatabase();
+  database = await createDatabase(envToConfig({ ...testDatabase.env, LOG_LEVEL: "silent" }));
+  await migrateToLatest(database.db);
+}, OPEN_TIMEOUT_MS);
+afterAll(async () => {
+  await database?.close();
+  await testDatabase?.drop();
+});
+
+describe("the variables table", () => {
+  test("has one index, its primary key on (customer_id, name)", async () => {
+    const { rows } = await sql<{ name: string; columns: string[] }>`
+      select i.relname as name,
+        array(select a.attname::text from unnest(x.indkey) with ordinality k(attnum, n)
+          join pg_attribute a on a.attrelid = x.indrelid and a.attnum = k.attnum order by k.n) as columns
+      from pg_index x join pg_class i on i.oid = x.indexrelid
+      where x.indrelid = 'variables'::regclass
+    `.execute(database.db);
+    expect(rows).toEqual([{ name: "variables_pkey", columns: ["customer_id", "name"] }]);
+  });
+
+  test("leaves a tenth of each new page free for the rewrites", async () => {
+    const { rows } = await sql<{ options: string[] | null }>`
+      select reloptions as options from pg_class where oid = 'variables'::regclass
+    `.execute(database.db);
+    expect(rows[0]?.options).toEqual(["fillfactor=90"]);
+  });
+});
