@@ -42,7 +42,11 @@ export function tierAllowance(tier: RawBuilder<unknown>, allowance: MonthlyAllow
 /** The aliases the statements give a slot row. */
 type SlotAlias = "q" | "s" | "o";
 // Built once: every charge names them, and a reference built per call was a measurable share of a call's allocations.
-const SLOT_ROWS: Readonly<Record<SlotAlias, RawBuilder<unknown>>> = { q: sql.ref("q"), s: sql.ref("s"), o: sql.ref("o") };
+const SLOT_ROWS: Readonly<Record<SlotAlias, RawBuilder<unknown>>> = {
+  q: sql.ref("q"),
+  s: sql.ref("s"),
+  o: sql.ref("o"),
+};
 
 /**
  * The credits of slot row `slot` in `period`, given the allowance: a slot
