@@ -1,4 +1,5 @@
 import { type CountryCode, getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { LRUCache } from "lru-cache";
 
 // Caller numbers arrive as "+14155550123", "14155550123", "(415) 555-0123"...
 // One caller must have one key, so every number is reduced to E.164 when it
@@ -14,11 +15,31 @@ export interface PhoneNumber {
 
 const DIALLABLE = /^[\d\s().-]+$/;
 
+/**
+ * Numbers read lately, by region and text. Reading one with the full metadata
+ * takes tens of microseconds, and a call reads its caller's number and the
+ * number dialled, which repeat: returning callers, and a business's few lines.
+ * Only texts as long as a written phone number are kept, so the cache's size is bounded.
+ */
+const recentlyRead = new LRUCache<string, PhoneNumber>({ max: 10_000 });
+const LONGEST_KEPT = 32;
+
 export function normalizePhoneNumber(raw: string, defaultRegion: string): PhoneNumber {
+  if (raw.length > LONGEST_KEPT) return readPhoneNumber(raw, defaultRegion);
+  // A region is letters only, so the space cannot be part of it.
+  const cacheKey = `${defaultRegion} ${raw}`;
+  const known = recentlyRead.get(cacheKey);
+  if (known !== undefined) return known;
+  const read = readPhoneNumber(raw, defaultRegion);
+  recentlyRead.set(cacheKey, read);
+  return read;
+}
+
+function readPhoneNumber(raw: string, defaultRegion: string): PhoneNumber {
   const trimmed = raw.trim();
   const parsed = trimmed.startsWith("+") ? readInternational(trimmed) : readWithoutPlus(trimmed, defaultRegion);
-  if (parsed === undefined) return { key: trimmed, isE164: false, tollFree: false };
-  return { key: parsed.number, isE164: true, tollFree: parsed.getType() === "TOLL_FREE" };
+  if (parsed === undefined) return Object.freeze({ key: trimmed, isE164: false, tollFree: false });
+  return Object.freeze({ key: parsed.number, isE164: true, tollFree: parsed.getType() === "TOLL_FREE" });
 }
 
 function readInternational(text: string) {
