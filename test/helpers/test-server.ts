@@ -20,6 +20,19 @@ export async function startTestServer(
   options: { env?: Record<string, string>; clock?: Clock; database?: TestDatabase } = {},
 ): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
+  try {
+    return await startOn(database, options);
+  } catch (error) {
+    // A start that fails (a setting refused, a stored secret unreadable) leaves no database of its own behind.
+    if (options.database === undefined) await database.drop();
+    throw error;
+  }
+}
+
+async function startOn(
+  database: TestDatabase,
+  options: { env?: Record<string, string>; clock?: Clock; database?: TestDatabase },
+): Promise<TestServer> {
   const config = envToConfig({
     PORT: "0",
     HOST: "127.0.0.1",
