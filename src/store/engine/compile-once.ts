@@ -30,11 +30,12 @@ interface Variant {
 }
 
 /**
- * A template's fragments, a value's slot, the end of a template's parameters,
- * a literal written into the text (sql.lit), or a node that is all text
- * (sql.ref, sql.id, sql.table), kept as the node itself.
+ * A template's fragments, a value's slot, a literal written into the text
+ * (sql.lit), or a node that is all text (sql.ref, sql.id, sql.table), kept as
+ * the node itself. A template's fragments also say how many parameters
+ * follow: Kysely's raw nodes hold one fewer parameter than fragments.
  */
-type Token = readonly string[] | typeof VALUE | typeof END | Literal | TextNode;
+type Token = readonly string[] | typeof VALUE | Literal | TextNode;
 
 interface Literal {
   readonly literal: unknown;
@@ -44,7 +45,6 @@ interface TextNode {
 }
 
 const VALUE = Symbol("value");
-const END = Symbol("end");
 
 /** By the outermost template's fragments (one literal in the code), the shapes met so far. */
 const variantsByTemplate = new WeakMap<readonly string[], Variant[]>();
@@ -71,14 +71,14 @@ export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
   }
   // A call is matched against the shapes met before without building its own: each call's statement allocates only
   // its values (a profile showed the walk that built one to be the service's largest allocator per call).
+  const parameters: unknown[] = [];
   for (const variant of variants) {
-    const parameters: unknown[] = [];
-    cursor = 0;
-    if (matches(node, variant.shape, parameters) && cursor === variant.shape.length) {
+    if (matchedUpTo(node, variant.shape, 0, parameters) === variant.shape.length) {
       counts.known += 1;
       // Each query its own id: cancelling a statement checks it is still the one running.
       return { query: node, queryId: createQueryId(), sql: variant.sql, parameters };
     }
+    parameters.length = 0;
   }
   const shape: Token[] = [];
   if (variants.length >= MAX_SHAPES_PER_TEMPLATE || !collect(node, shape)) {
@@ -115,36 +115,37 @@ function collect(node: OperationNode, shape: Token[]): boolean {
   for (let i = 0; i < raw.parameters.length; i++) {
     if (!collect(raw.parameters[i]!, shape)) return false;
   }
-  shape.push(END);
   return true;
 }
 
-/** Where matches() is in the shape: one statement is matched at a time, synchronously. */
-let cursor = 0;
+const NO_MATCH = -1;
 
-/** Whether `node` walks as `shape` does from the cursor on, adding its values to `parameters`. */
-function matches(node: OperationNode, shape: readonly Token[], parameters: unknown[]): boolean {
-  const token = shape[cursor++];
+/**
+ * Where in `shape` the walk of `node` ends when it walks as the shape does from `at` on, adding its values to
+ * `parameters`; NO_MATCH when it does not.
+ */
+function matchedUpTo(node: OperationNode, shape: readonly Token[], at: number, parameters: unknown[]): number {
+  const token = shape[at];
   if (node.kind === "ValueNode") {
     const value = node as ValueNode;
     if (value.immediate) {
-      return typeof token === "object" && "literal" in token && sameLiteral(token.literal, value.value);
+      // sql.lit(1) and sql.lit("1") are written differently: Object.is tells them apart too.
+      const same = typeof token === "object" && "literal" in token && Object.is(token.literal, value.value);
+      return same ? at + 1 : NO_MATCH;
     }
     parameters.push(value.value);
-    return token === VALUE;
+    return token === VALUE ? at + 1 : NO_MATCH;
   }
-  if (node.kind !== "RawNode") return typeof token === "object" && "text" in token && sameNode(token.text, node);
+  if (node.kind !== "RawNode") {
+    return typeof token === "object" && "text" in token && sameNode(token.text, node) ? at + 1 : NO_MATCH;
+  }
   const raw = node as RawNode;
-  if (typeof token !== "object" || !Array.isArray(token) || !sameFragments(token, raw.sqlFragments)) return false;
-  for (let i = 0; i < raw.parameters.length; i++) {
-    if (!matches(raw.parameters[i]!, shape, parameters)) return false;
+  if (typeof token !== "object" || !Array.isArray(token) || !sameFragments(token, raw.sqlFragments)) return NO_MATCH;
+  let next = at + 1;
+  for (let i = 0; i < raw.parameters.length && next !== NO_MATCH; i++) {
+    next = matchedUpTo(raw.parameters[i]!, shape, next, parameters);
   }
-  return shape[cursor++] === END;
-}
-
-/** sql.lit(1) and sql.lit("1") are written differently. */
-function sameLiteral(a: unknown, b: unknown): boolean {
-  return typeof a === typeof b && Object.is(a, b);
+  return next;
 }
 
 /** Two nodes of plain data (Kysely's nodes are frozen objects and arrays of strings and nodes), compared by value. */
