@@ -12,8 +12,8 @@ const SLOT_EMPTIED = "CC40S";
 /**
  * The body of the CTE `charged`: takes one credit from one of the account's
  * slots (renewing it first when a new month has begun) when `when` holds,
- * returning about the credits left, after the CTEs named in `afterWrites`
- * (each with a RETURNING clause). The slot is the first with credit in the
+ * returning about the credits left, after the writes `afterWrites` names
+ * (built once by writesDone). The slot is the first with credit in the
  * statement's snapshot from a random start, so concurrent calls spread over
  * the slots; near zero they all meet on the last ones. A concurrent charge of
  * the same slot waits for its row and re-checks the credit there.
@@ -22,7 +22,7 @@ export function chargeCte(
   charge: Charge | undefined,
   now: Date,
   when: RawBuilder<unknown>,
-  afterWrites: readonly string[],
+  afterWrites: RawBuilder<boolean>,
 ): RawBuilder<unknown> {
   if (charge === undefined) return sql`select null::integer as credits_left where false`;
   const { accountId } = charge;
@@ -40,7 +40,7 @@ export function chargeCte(
         order by s.slot >= ${firstSlotToTry()} desc, s.slot
         limit 1
       )
-      and ${slotCredits("q", period, sql`a.allowance`)} > 0 and ${when} and ${writesDone(afterWrites)}
+      and ${slotCredits("q", period, sql`a.allowance`)} > 0 and ${when} and ${afterWrites}
     returning q.remaining + ${others} as credits_left
   `;
 }
@@ -54,14 +54,18 @@ function hadCredit(charge: Charge, now: Date): RawBuilder<boolean> {
 
 /**
  * Always true, but PostgreSQL can evaluate it only once the named
- * data-modifying CTEs have run (a CTE runs when its rows are first read, and
- * otherwise after the statement's query). The slot is locked after the
- * call's other writes and held only for the commit.
+ * data-modifying CTEs (each with a RETURNING clause) have run: a CTE runs
+ * when its rows are first read, and otherwise after the statement's query.
+ * The slot is locked after the call's other writes and held only for the
+ * commit. Built once per statement, at load: the names are the code's own.
  */
-function writesDone(names: readonly string[]): RawBuilder<boolean> {
+export function writesDone(...names: readonly string[]): RawBuilder<boolean> {
   if (names.length === 0) return sql`true`;
   return sql.raw(`${names.map((name) => `(select count(*) from ${name})`).join(" + ")} >= 0`);
 }
+
+/** For a charge that follows no write of its own statement. */
+export const NO_WRITES = writesDone();
 
 /**
  * A column with about the credits left after the charge. When `when` held
@@ -96,7 +100,7 @@ export async function takeCredit(
   if (charge === undefined) return { creditsLeft: null };
   for (;;) {
     const { rows } = await sql<{ credits_left: number | null; had_credit: boolean }>`
-      with charged as (${chargeCte(charge, now, sql`true`, [])})
+      with charged as (${chargeCte(charge, now, sql`true`, NO_WRITES)})
       select (select credits_left from charged) as credits_left, ${hadCredit(charge, now)} as had_credit
     `.execute(db);
     const { credits_left, had_credit } = rows[0]!;

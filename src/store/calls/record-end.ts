@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { EndCallCommand } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { outboxInsert } from "../event-outbox.ts";
 import {
@@ -15,6 +15,9 @@ import {
 } from "./call-statement.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
+
+/** The writes the charge waits for (writesDone). */
+const ENDED_CHARGED_AFTER = writesDone("claimed", "identifiers", "dialled", "saved_intents", "saved_variables");
 
 export interface EndRecord {
   readonly callId: string;
@@ -142,7 +145,7 @@ export async function recordEnd(
           requires_verification = excluded.requires_verification
         returning 1
       ),
-      charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ["claimed", "identifiers", "dialled", "saved_intents", "saved_variables"])})
+      charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ENDED_CHARGED_AFTER)})
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,

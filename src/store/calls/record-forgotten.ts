@@ -1,9 +1,12 @@
 import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { chargeCte, creditsLeftColumn, NO_WRITES, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
 import { STARTED_AGAIN } from "./record-start.ts";
+
+/** The writes the charge waits for (writesDone). */
+const FORGOTTEN_CHARGED_AFTER = writesDone("call");
 
 // The calls of a caller marked "do not remember" keep their billing row only: the call_id and its times, with
 // no customer and no number. Each write is one statement that bills itself, as a remembered call's does.
@@ -32,7 +35,7 @@ export async function recordForgottenStart(
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),
-    charged as (${chargeCte(charge, now, started, ["call"])})
+    charged as (${chargeCte(charge, now, started, FORGOTTEN_CHARGED_AFTER)})
     select ${started} as started,
       ${creditsLeftColumn(charge, now, started)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check
@@ -71,7 +74,7 @@ export async function recordForgottenEnd(
         and customer_id is null and (call_end is null or ${record.again})
       returning call_start, call_end
     ),
-    charged as (${chargeCte(charge, now, closed, [])})
+    charged as (${chargeCte(charge, now, closed, NO_WRITES)})
     select closed.call_start, closed.call_end,
       ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check

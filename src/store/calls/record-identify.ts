@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
 import {
@@ -12,6 +12,9 @@ import {
   contextOf,
 } from "./context-columns.ts";
 import { linkIdentifiers } from "./link-statements.ts";
+
+/** The writes the charge waits for (writesDone). */
+const IDENTIFIED_CHARGED_AFTER = writesDone("seen", "identifiers", "call_number");
 
 export interface IdentifyRecord {
   readonly callId: string;
@@ -74,7 +77,7 @@ export async function recordIdentify(
         set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
       returning 1
     ),
-    charged as (${chargeCte(charge, now, moved, ["seen", "identifiers", "call_number"])})
+    charged as (${chargeCte(charge, now, moved, IDENTIFIED_CHARGED_AFTER)})
     select
       ${moved} as moved,
       (select call_start from call) as call_start,

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn } from "../billing/charge.ts";
+import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
 import {
@@ -12,6 +12,9 @@ import {
   contextOf,
 } from "./context-columns.ts";
 import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
+
+/** The writes the charge waits for (writesDone). */
+const STARTED_CHARGED_AFTER = writesDone("new_customer", "seen_customer", "identifiers", "dialled");
 
 /**
  * What a call_id started again (its earlier call more than 30 days old) no longer holds of that call: the
@@ -77,7 +80,7 @@ export async function recordStart(
     ),
     identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
     dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
-    charged as (${chargeCte(charge, now, started, ["new_customer", "seen_customer", "identifiers", "dialled"])})
+    charged as (${chargeCte(charge, now, started, STARTED_CHARGED_AFTER)})
     select
       ${started} as started,
       ${contextColumns(customerId, now, record.share)},
