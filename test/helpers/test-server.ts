@@ -15,10 +15,16 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /** Settings over the tests' own (an ephemeral port, the admin token, the secrets key). */
+  readonly env?: Record<string, string>;
+  readonly clock?: Clock;
+  /** A database the caller owns and drops; without one, the server gets a fresh one, dropped at stop. */
+  readonly database?: TestDatabase;
+}
+
 /** The real server on an ephemeral port, with a database of its own. */
-export async function startTestServer(
-  options: { env?: Record<string, string>; clock?: Clock; database?: TestDatabase } = {},
-): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? (await createTestDatabase());
   try {
     return await startOn(database, options);
@@ -29,10 +35,7 @@ export async function startTestServer(
   }
 }
 
-async function startOn(
-  database: TestDatabase,
-  options: { env?: Record<string, string>; clock?: Clock; database?: TestDatabase },
-): Promise<TestServer> {
+async function startOn(database: TestDatabase, options: TestServerOptions): Promise<TestServer> {
   const config = envToConfig({
     PORT: "0",
     HOST: "127.0.0.1",
