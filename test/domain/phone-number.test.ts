@@ -46,4 +46,12 @@ describe("normalizePhoneNumber", () => {
   test("an unknown default region does not break the international reading", () => {
     expect(normalizePhoneNumber("14155550123", "ZZ").key).toBe("+14155550123");
   });
+
+  // Readings are kept (an LRU cache by region and text): a text read in one region must not answer for another.
+  test("the same text read in one region, then another, then the first again, is read in each", () => {
+    const text = "020 7946 0018";
+    expect(normalizePhoneNumber(text, "GB")).toEqual({ key: "+442079460018", isE164: true, tollFree: false });
+    expect(normalizePhoneNumber(text, "US")).toEqual({ key: text, isE164: false, tollFree: false });
+    expect(normalizePhoneNumber(text, "GB").key).toBe("+442079460018");
+  });
 });
