@@ -1,5 +1,6 @@
 import { ConfigError, type Env, envToConfig } from "./config.ts";
 import type { AdminAccess } from "./first-start.ts";
+import { standardOutputInBlocks } from "./log-output.ts";
 import { SecretKeyError } from "./secrets/secret-box.ts";
 import { type RunningServer, startServer } from "./server.ts";
 import { DataDirLockedError } from "./store/engine/data-dir-lock.ts";
@@ -12,6 +13,7 @@ import { DatabaseWaitError } from "./wait-for-database.ts";
 /** Resolves once the service is ready; the process exits on a signal or a failed start-up. */
 export async function serve(env: Env): Promise<void> {
   const config = envToConfig(env);
+  const output = standardOutputInBlocks();
   // Signals are ours from the first moment: one that arrives while the embedded
   // database opens still ends in a graceful close and exit 0.
   let stopping: string | undefined;
@@ -25,6 +27,7 @@ export async function serve(env: Env): Promise<void> {
     server.context.log.info({ reason }, "shutting down");
     try {
       await server.close();
+      output.close();
       process.exit(code);
     } catch (error) {
       server.context.log.error({ err: error }, "shutdown failed");
@@ -33,11 +36,12 @@ export async function serve(env: Env): Promise<void> {
   };
   process.on("SIGTERM", () => void stop("SIGTERM", 0));
   process.on("SIGINT", () => void stop("SIGINT", 0));
-  server = await startServer(config);
+  server = await startServer(config, { logDestination: output.destination });
   const key = server.secretsKey;
   if (key.kind === "file") {
     server.context.log.info({ keyFile: key.path }, "stored secrets are sealed with the key in this file");
     if (key.created) {
+      output.writeHeld();
       process.stdout.write(
         `\nSecrets key created: ${key.path}\n  Back it up with the data: without it the stored platform secrets cannot be read.\n`,
       );
@@ -62,6 +66,7 @@ export async function serve(env: Env): Promise<void> {
   const first = access.firstStart;
   if (first !== undefined) {
     // Shown once, on the first start, and never written to the log.
+    output.writeHeld();
     process.stdout.write(
       [
         "",
