@@ -4,9 +4,12 @@ import pino from "pino";
 // default destination hands each line to libuv's thread pool for a write of
 // its own: a worker thread woken, a write, and an event back to the main
 // thread, for every request. Here lines are held until about 4 KB have
-// gathered (a dozen requests) or 100 ms have passed, and written at once from
-// the main thread. Whatever is held is written before the process exits;
-// only a process killed outright (SIGKILL) loses its last 100 ms of lines.
+// gathered (a dozen requests) or 100 ms have passed, and each block is one
+// such write. The writes stay off the main thread: standard output may be a
+// non-blocking pipe or socket, and a synchronous write to a full one would
+// stall every request (sonic-boom sleeps 100 ms and retries). Whatever is held
+// is written before the process exits; only a process killed outright
+// (SIGKILL) loses its last 100 ms of lines.
 
 /** Held lines are written once they reach this many bytes. */
 const WRITE_AT_BYTES = 4096;
@@ -16,24 +19,28 @@ const HOLD_AT_MOST_MS = 100;
 export interface LogOutput {
   readonly destination: pino.DestinationStream;
   /** Writes what is held now: before anything else is written to standard output, so the lines stay in order. */
-  writeHeld(): void;
+  writeHeld(): Promise<void>;
   /** Writes what is held and stops holding; standard output itself stays open. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 export function standardOutputInBlocks(): LogOutput {
-  const destination = pino.destination({ dest: 1, sync: true, minLength: WRITE_AT_BYTES });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: WRITE_AT_BYTES });
   const timer = setInterval(() => destination.flush(), HOLD_AT_MOST_MS);
   timer.unref();
-  const writeHeld = () => destination.flushSync();
-  process.on("exit", writeHeld);
+  // At exit, pino writes what is held synchronously: it registers that for every destination with sync off.
+  const writeHeld = async () => {
+    // The block being written finishes first (its callback's error is fsync's, which a pipe refuses); what was held
+    // behind it is then written at once, in order.
+    await new Promise<void>((resolve) => destination.flush(() => resolve()));
+    destination.flushSync();
+  };
   return {
     destination,
     writeHeld,
-    close() {
+    async close() {
       clearInterval(timer);
-      process.off("exit", writeHeld);
-      writeHeld();
+      await writeHeld();
     },
   };
 }

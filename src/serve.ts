@@ -27,7 +27,7 @@ export async function serve(env: Env): Promise<void> {
     server.context.log.info({ reason }, "shutting down");
     try {
       await server.close();
-      output.close();
+      await output.close();
       process.exit(code);
     } catch (error) {
       server.context.log.error({ err: error }, "shutdown failed");
@@ -41,7 +41,7 @@ export async function serve(env: Env): Promise<void> {
   if (key.kind === "file") {
     server.context.log.info({ keyFile: key.path }, "stored secrets are sealed with the key in this file");
     if (key.created) {
-      output.writeHeld();
+      await output.writeHeld();
       process.stdout.write(
         `\nSecrets key created: ${key.path}\n  Back it up with the data: without it the stored platform secrets cannot be read.\n`,
       );
@@ -66,7 +66,7 @@ export async function serve(env: Env): Promise<void> {
   const first = access.firstStart;
   if (first !== undefined) {
     // Shown once, on the first start, and never written to the log.
-    output.writeHeld();
+    await output.writeHeld();
     process.stdout.write(
       [
         "",
