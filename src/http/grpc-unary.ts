@@ -134,10 +134,17 @@ function answer(
   reply: Uint8Array | undefined,
 ): void {
   if (res.destroyed) return;
-  res.writeHead(200, { ...header, "content-type": CONTENT_TYPE });
-  res.addTrailers(headerObject(trailer));
-  if (reply === undefined) res.end();
-  else res.end(reply);
+  if (reply === undefined) {
+    // No message (a refusal, an error): gRPC's Trailers-Only answer, the status in one HEADERS frame that ends
+    // the stream, sent in one write. Trailers after a message wait for Node's stream to shut down, loop turns
+    // later (docs/performance-log.md, "A gRPC answer is two writes").
+    const status = { ...header, "content-type": CONTENT_TYPE, ...headerObject(trailer), ":status": 200 };
+    res.stream.respond(status, { endStream: true });
+  } else {
+    res.writeHead(200, { ...header, "content-type": CONTENT_TYPE });
+    res.addTrailers(headerObject(trailer));
+    res.end(reply);
+  }
   // A refused request may still be sending its body: it is not read any further.
   req.resume();
 }
