@@ -140,6 +140,9 @@ function answer(
     // later (docs/performance-log.md, "A gRPC answer is two writes").
     const status = { ...header, "content-type": CONTENT_TYPE, ...headerObject(trailer), ":status": 200 };
     res.stream.respond(status, { endStream: true });
+    // The stream has ended; the compatibility response is told too, so the request is reported as answered
+    // (writableEnded), not as a client that went away. It sends nothing more.
+    res.end();
   } else {
     res.writeHead(200, { ...header, "content-type": CONTENT_TYPE });
     res.addTrailers(headerObject(trailer));
