@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { EVENTS_API_VERSION } from "../domain/events.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import type { Db } from "./engine/database.ts";
+import { tenantParameters } from "./engine/shared-parameters.ts";
 
 // Writing events to the outbox: one row per event and subscribed endpoint,
 // each a pending delivery. Always inside the statement or the transaction of
@@ -21,6 +22,7 @@ export type EventRows = RawBuilder<unknown>;
 /** An INSERT (usable as a data-modifying CTE body) writing `events` to the outbox of the tenant's endpoints. */
 export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawBuilder<unknown> {
   const timestamp = now.toISOString();
+  const { accountId, mode } = tenantParameters(tenant);
   // Materialized: each event gets one id, however many endpoints it goes to.
   return sql`
     with ev as materialized (
@@ -31,13 +33,13 @@ export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawB
     select ev.id, ep.id, ev.type,
       jsonb_build_object(
         'id', ev.id, 'type', ev.type, 'timestamp', ${timestamp}::text, 'api_version', ${EVENTS_API_VERSION}::text,
-        'account_id', ${tenant.accountId}::text, 'mode', ${tenant.mode}::text,
+        'account_id', ${accountId}::text, 'mode', ${mode}::text,
         'data', case when ep.include_variable_values and ev.data_with_values is not null
           then ev.data_with_values else ev.data end
       )::text,
       ev.ordering_key, 'pending', ${now}, ${now}
     from ev join event_endpoints ep
-      on ep.account_id = ${tenant.accountId} and ep.kind = ${tenant.mode} and ep.enabled
+      on ep.account_id = ${accountId} and ep.kind = ${mode} and ep.enabled
         and ev.type = any(ep.event_types)
     order by ev.seq, ep.id
     returning 1

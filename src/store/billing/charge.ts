@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { firstSlotToTry } from "../../domain/quota-slots.ts";
 import { type Charge, refuse } from "../calls/call-statement.ts";
 import type { Db } from "../engine/database.ts";
-import { accountAllowance, quotaPeriodOf, slotCredits } from "./quota-slots.ts";
+import { accountAllowance, periodParameter, slotCredits } from "./quota-slots.ts";
 
 /** The SQLSTATE a statement raises to undo itself when the account has no credit left. */
 const NO_CREDIT = "CC402";
@@ -25,8 +25,8 @@ export function chargeCte(
   afterWrites: RawBuilder<boolean>,
 ): RawBuilder<unknown> {
   if (charge === undefined) return sql`select null::integer as credits_left where false`;
-  const { accountId } = charge;
-  const period = quotaPeriodOf(now);
+  const accountId = accountParameter(charge);
+  const period = periodParameter(now);
   const allowance = accountAllowance(accountId, charge.allowance);
   const others = sql`(select coalesce(sum(${slotCredits("o", period, sql`a.allowance`)}), 0)::int
     from quota_slots o where o.account_id = ${accountId} and o.slot <> q.slot)`;
@@ -47,9 +47,21 @@ export function chargeCte(
 
 /** Whether the account had a credit in any slot in the statement's snapshot. */
 function hadCredit(charge: Charge, now: Date): RawBuilder<boolean> {
-  const period = quotaPeriodOf(now);
-  return sql<boolean>`exists (select 1 from quota_slots s, ${accountAllowance(charge.accountId, charge.allowance)} a
-    where s.account_id = ${charge.accountId} and ${slotCredits("s", period, sql`a.allowance`)} > 0)`;
+  const accountId = accountParameter(charge);
+  return sql<boolean>`exists (select 1 from quota_slots s, ${accountAllowance(accountId, charge.allowance)} a
+    where s.account_id = ${accountId} and ${slotCredits("s", periodParameter(now), sql`a.allowance`)} > 0)`;
+}
+
+const accountParameters = new WeakMap<Charge, RawBuilder<string>>();
+
+/** The charged account as one parameter of every part of the statement that names it (compileOnce). */
+function accountParameter(charge: Charge): RawBuilder<string> {
+  let accountId = accountParameters.get(charge);
+  if (accountId === undefined) {
+    accountId = sql.val(charge.accountId);
+    accountParameters.set(charge, accountId);
+  }
+  return accountId;
 }
 
 /**

@@ -16,6 +16,18 @@ export function quotaPeriodOf(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
+const periodParameters = new WeakMap<Date, RawBuilder<string>>();
+
+/** The quota period of `now` as one parameter of every part of a statement that names it (compileOnce). */
+export function periodParameter(now: Date): RawBuilder<string> {
+  let period = periodParameters.get(now);
+  if (period === undefined) {
+    period = sql.val(quotaPeriodOf(now));
+    periodParameters.set(now, period);
+  }
+  return period;
+}
+
 /** Slot `slot`'s share of `credits`: shares differ by at most one and add up to `credits`. */
 export function slotShare(credits: RawBuilder<unknown>, slot: RawBuilder<unknown>): RawBuilder<number> {
   return sql<number>`(${credits} / ${SLOTS} + (${slot} < ${credits} % ${SLOTS})::int)`;
@@ -23,20 +35,35 @@ export function slotShare(credits: RawBuilder<unknown>, slot: RawBuilder<unknown
 
 /**
  * A one-row table `allowance` with the account's monthly allowance by its
- * tier; the tiers and their allowances are parameters, from the one list in
- * src/domain/tiers.ts.
+ * tier; the tiers and their allowances are written into the text (from the
+ * one list in src/domain/tiers.ts and the configuration), not parameters: the
+ * same on every call, and a statement names them up to three times.
  */
-export function accountAllowance(accountId: string, allowance: MonthlyAllowance): RawBuilder<unknown> {
+export function accountAllowance(
+  accountId: string | RawBuilder<string>,
+  allowance: MonthlyAllowance,
+): RawBuilder<unknown> {
   return sql`(select ${tierAllowance(sql`tier`, allowance)} as allowance from accounts where id = ${accountId})`;
 }
 
 /** The monthly allowance of the tier in column `tier`. */
 export function tierAllowance(tier: RawBuilder<unknown>, allowance: MonthlyAllowance): RawBuilder<number> {
-  const byTier = sql.join(
-    TIERS.map((name) => sql`when ${name} then ${allowance[name]}::int`),
-    sql` `,
-  );
-  return sql<number>`(case ${tier} ${byTier} end)`;
+  return sql<number>`(case ${tier} ${allowanceCases(allowance)} end)`;
+}
+
+/** Built once per allowance (the configuration's): literals, so the text depends on the configuration only. */
+const casesByAllowance = new WeakMap<MonthlyAllowance, RawBuilder<unknown>>();
+
+function allowanceCases(allowance: MonthlyAllowance): RawBuilder<unknown> {
+  let cases = casesByAllowance.get(allowance);
+  if (cases === undefined) {
+    cases = sql.join(
+      TIERS.map((name) => sql`when ${sql.lit(name)} then ${sql.lit(Math.trunc(allowance[name]))}::int`),
+      sql` `,
+    );
+    casesByAllowance.set(allowance, cases);
+  }
+  return cases;
 }
 
 /** The aliases the statements give a slot row. */
@@ -52,7 +79,11 @@ const SLOT_ROWS: Readonly<Record<SlotAlias, RawBuilder<unknown>>> = {
  * The credits of slot row `slot` in `period`, given the allowance: a slot
  * stored for a later period (another instance's clock is ahead) keeps its count.
  */
-export function slotCredits(slot: SlotAlias, period: string, allowance: RawBuilder<unknown>): RawBuilder<number> {
+export function slotCredits(
+  slot: SlotAlias,
+  period: string | RawBuilder<string>,
+  allowance: RawBuilder<unknown>,
+): RawBuilder<number> {
   const row = SLOT_ROWS[slot];
   return sql<number>`(case when ${row}.period >= ${period} then ${row}.remaining
     else ${slotShare(allowance, sql`${row}.slot`)} end)`;

@@ -29,10 +29,17 @@ const REFUSALS: ReadonlyMap<unknown, StatementRefusal> = new Map<RefusalCode, St
 
 const PAST_DEADLINE = "CC408";
 
-/** An integer expression that raises `code` when PostgreSQL evaluates it. */
+/** An integer expression that raises `code` when PostgreSQL evaluates it. Built once per code: text, not parameters. */
 export function refuse(code: RefusalCode, reason: string): RawBuilder<number> {
-  return sql`refuse_statement(${code}, ${reason})`;
+  let raised = refusals.get(code);
+  if (raised === undefined) {
+    raised = sql`refuse_statement(${sql.lit(code)}, ${sql.lit(reason)})`;
+    refusals.set(code, raised);
+  }
+  return raised;
 }
+
+const refusals = new Map<RefusalCode, RawBuilder<number>>();
 
 /** Whether `error` is a statement undoing itself with `code`. */
 export function isRefusal(error: unknown, code: RefusalCode): boolean {

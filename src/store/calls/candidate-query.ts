@@ -3,6 +3,7 @@ import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { executeOnce } from "../engine/compile-once.ts";
 import type { Db } from "../engine/database.ts";
+import { tenantParameters } from "../engine/shared-parameters.ts";
 import type { Identifier } from "./identifiers.ts";
 
 /** What one stored customer has in common with a caller's hints: the facts the score needs. */
@@ -38,6 +39,7 @@ export async function findCandidates(
   options: AbortableQueryOptions,
 ): Promise<Candidates> {
   if (identifiers.length === 0 && hints.customerRef === undefined) return { forgotten: false, candidates: [] };
+  const { accountId, mode } = tenantParameters(tenant);
   const { rows } = await executeOnce(
     db,
     sql<{
@@ -61,14 +63,14 @@ export async function findCandidates(
       select i.customer_id, i.kind
       from wanted w
       join customer_identifiers i
-        on i.account_id = ${tenant.accountId} and i.mode = ${tenant.mode}
+        on i.account_id = ${accountId} and i.mode = ${mode}
         and i.kind = w.kind and i.namespace = w.namespace and i.value = w.value
       union all
       -- In the same statement as the rest: a merge that commits between two statements would
       -- otherwise leave the ref naming neither the merged customer nor its survivor.
       select coalesce(
         (select a.customer_id from customer_aliases a
-         where a.alias_id = ref.id and a.account_id = ${tenant.accountId} and a.mode = ${tenant.mode}),
+         where a.alias_id = ref.id and a.account_id = ${accountId} and a.mode = ${mode}),
         ref.id
       ), 'customer_ref'
       from (select ${hints.customerRef ?? null}::uuid as id) ref
@@ -86,12 +88,12 @@ export async function findCandidates(
         as called_dnis
     from hits h
     join customers c on c.id = h.customer_id
-    where c.account_id = ${tenant.accountId} and c.mode = ${tenant.mode} and c.last_call_at >= ${matchableSince}
+    where c.account_id = ${accountId} and c.mode = ${mode} and c.last_call_at >= ${matchableSince}
     group by c.id, c.last_call_at
     )
     select exists (
         select 1 from forget_me_marks m
-        where m.account_id = ${tenant.accountId} and m.mode = ${tenant.mode}
+        where m.account_id = ${accountId} and m.mode = ${mode}
           and m.identifier_hash = any(${forgetMeHashes}::text[])
       ) as forgotten, found.*
     from (select 1) one left join found on true

@@ -3,6 +3,7 @@ import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn, NO_WRITES } from "../billing/charge.ts";
 import { executeOnce } from "../engine/compile-once.ts";
 import type { Db } from "../engine/database.ts";
+import { tenantParameters } from "../engine/shared-parameters.ts";
 import { type CallStatement, type Refused, refusedAsValue } from "./call-statement.ts";
 
 export type StoredEnd =
@@ -25,6 +26,7 @@ export async function findStoredEnd(
   statement: CallStatement,
 ): Promise<StoredEnd | Refused> {
   const { charge } = statement;
+  const { accountId, mode } = tenantParameters(tenant);
   const sameRequest = sql`stored.request_hash = ${requestHash}`;
   const written = await refusedAsValue(() =>
     executeOnce(
@@ -32,7 +34,7 @@ export async function findStoredEnd(
       sql<{ response: string; same_request: boolean; credits_left: number | null }>`
     with stored as (
       select request_hash, response from idempotency_keys
-      where account_id = ${tenant.accountId} and mode = ${tenant.mode} and key = ${key} and expires_at > ${now}
+      where account_id = ${accountId} and mode = ${mode} and key = ${key} and expires_at > ${now}
     ),
     charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, NO_WRITES)})
     select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, now, sameRequest)} as credits_left

@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import { DAY_MS } from "../../domain/limits.ts";
 import type { Tenant } from "../../domain/tenant.ts";
+import { tenantParameters } from "../engine/shared-parameters.ts";
 import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
 
 // The parts of a start's and an end's statement that link what the caller
@@ -30,9 +31,10 @@ export function linkIdentifiers(
   after?: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
   const identifiers = sortIdentifiers(identifiersOf(hints));
+  const { accountId, mode } = tenantParameters(tenant);
   return sql`
     insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
-    select ${tenant.accountId}, ${tenant.mode}, w.kind, w.namespace, w.value, ${customerId}, ${now}
+    select ${accountId}, ${mode}, w.kind, w.namespace, w.value, ${customerId}, ${now}
     from ${after ? sql`${after}, ` : sql``}unnest(
       ${identifiers.map((id) => id.kind)}::text[],
       ${identifiers.map((id) => id.namespace)}::text[],
@@ -40,7 +42,7 @@ export function linkIdentifiers(
     ) as w (kind, namespace, value)
     where not exists (
       select 1 from customer_identifiers held
-      where held.account_id = ${tenant.accountId} and held.mode = ${tenant.mode} and held.kind = w.kind
+      where held.account_id = ${accountId} and held.mode = ${mode} and held.kind = w.kind
         and held.namespace = w.namespace and held.value = w.value
         and held.customer_id = ${customerId} and held.last_seen_at > ${refreshedSince(now)}
     )
@@ -71,6 +73,14 @@ export function linkDialledNumber(
   `;
 }
 
+/** One Date per `now`, so a statement that links both holds it once (compileOnce shares a repeated object). */
+const refreshedSinceOf = new WeakMap<Date, Date>();
+
 function refreshedSince(now: Date): Date {
-  return new Date(now.getTime() - LINK_REFRESH_MS);
+  let since = refreshedSinceOf.get(now);
+  if (since === undefined) {
+    since = new Date(now.getTime() - LINK_REFRESH_MS);
+    refreshedSinceOf.set(now, since);
+  }
+  return since;
 }

@@ -4,6 +4,7 @@ import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
+import { tenantParameters } from "../engine/shared-parameters.ts";
 import { outboxInsert } from "../event-outbox.ts";
 import {
   type CallStatement,
@@ -65,7 +66,7 @@ export async function recordEnd(
   record: EndRecord,
   statement: CallStatement,
 ): Promise<EndWrite | Refused> {
-  const { accountId, mode } = tenant;
+  const { accountId, mode } = tenantParameters(tenant);
   const { now, idempotency } = record;
   const { charge } = statement;
   const ref = record.customerRef ?? null;
@@ -197,9 +198,10 @@ function claimKey(
   idempotency: NonNullable<EndRecord["idempotency"]>,
 ): RawBuilder<unknown> {
   const { now } = record;
+  const { accountId, mode } = tenantParameters(tenant);
   return sql`
     insert into idempotency_keys (account_id, mode, key, request_hash, response, created_at, expires_at)
-    select ${tenant.accountId}, ${tenant.mode}, ${idempotency.key}, ${idempotency.requestHash}, result.response,
+    select ${accountId}, ${mode}, ${idempotency.key}, ${idempotency.requestHash}, result.response,
       ${now}, ${idempotency.expiresAt}
     from result
     on conflict (account_id, mode, key) do update set

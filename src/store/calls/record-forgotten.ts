@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn, NO_WRITES, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
+import { tenantParameters } from "../engine/shared-parameters.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
 import { STARTED_AGAIN } from "./record-start.ts";
 
@@ -23,13 +24,14 @@ export async function recordForgottenStart(
 ): Promise<{ readonly started: boolean; readonly creditsLeft: number | null } | Refused> {
   const { now } = record;
   const { charge } = statement;
+  const { accountId, mode } = tenantParameters(tenant);
   const started = sql`exists (select 1 from call)`;
   const written = await writeToOutcome(
     db,
     sql<{ started: boolean; credits_left: number | null }>`
     with call as (
       insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
-      values (${tenant.accountId}, ${tenant.mode}, ${record.callId}, null, ${now}, null, null)
+      values (${accountId}, ${mode}, ${record.callId}, null, ${now}, null, null)
       on conflict (account_id, mode, call_id) do update
         set customer_id = null, call_start = excluded.call_start, ani = null, ${STARTED_AGAIN}
         where calls.call_start < ${record.reusableBefore}
@@ -64,13 +66,14 @@ export async function recordForgottenEnd(
 ): Promise<ForgottenEnd | Refused> {
   const { now } = record;
   const { charge } = statement;
+  const { accountId, mode } = tenantParameters(tenant);
   const closed = sql`exists (select 1 from closed)`;
   const written = await writeToOutcome(
     db,
     sql<{ call_start: Date; call_end: Date; credits_left: number | null }>`
     with closed as (
       update calls set call_end = coalesce(call_end, ${now})
-      where account_id = ${tenant.accountId} and mode = ${tenant.mode} and call_id = ${record.callId}
+      where account_id = ${accountId} and mode = ${mode} and call_id = ${record.callId}
         and customer_id is null and (call_end is null or ${record.again})
       returning call_start, call_end
     ),

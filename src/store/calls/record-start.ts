@@ -3,6 +3,7 @@ import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
+import { tenantParameters } from "../engine/shared-parameters.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
 import {
   type ContextRow,
@@ -52,7 +53,7 @@ export async function recordStart(
   record: StartRecord,
   statement: CallStatement,
 ): Promise<StartWrite | Refused> {
-  const { accountId, mode } = tenant;
+  const { accountId, mode } = tenantParameters(tenant);
   const { now, customerId } = record;
   const { charge } = statement;
   const started = sql`exists (select 1 from call)`;

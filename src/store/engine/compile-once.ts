@@ -23,6 +23,15 @@ import type { Db } from "./database.ts";
 // same strings on every call. Literals (sql.lit) and references (sql.ref) are
 // text, and part of the shape. A tree with a value inside any other node is
 // compiled by Kysely as before.
+//
+// A value the statement holds more than once is one parameter: the very same
+// object (its `now`, one Date, named twenty times by a call's statement), or
+// the very same node (sql.val built once and embedded again: the tenant's
+// account, see shared-parameters.ts). Each $n is formatted by the client and
+// parsed by PostgreSQL. Two values that are merely equal are never shared:
+// which ones repeat is decided by the code path, like the rest of the shape, so
+// a statement's text never depends on its data (two equal strings of different
+// types sharing a $n would not plan).
 
 interface Variant {
   readonly shape: readonly Token[];
@@ -35,8 +44,12 @@ interface Variant {
  * the node itself. A template's fragments also say how many parameters
  * follow: Kysely's raw nodes hold one fewer parameter than fragments.
  */
-type Token = readonly string[] | typeof VALUE | Literal | TextNode;
+type Token = readonly string[] | typeof VALUE | Again | Literal | TextNode;
 
+/** The object of parameter `again` once more (the same object, so the same $n). */
+interface Again {
+  readonly again: number;
+}
 interface Literal {
   readonly literal: unknown;
 }
@@ -80,15 +93,61 @@ export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
     }
     parameters.length = 0;
   }
-  const shape: Token[] = [];
-  if (variants.length >= MAX_SHAPES_PER_TEMPLATE || !collect(node, shape)) {
+  if (variants.length >= MAX_SHAPES_PER_TEMPLATE) {
     counts.byKysely += 1;
     return query.compile(db);
   }
-  counts.newShape += 1;
   const compiled = query.compile(db);
-  variants.push({ shape, sql: compiled.sql });
-  return compiled;
+  const shared = newShape(node, compiled.sql, true) ?? newShape(node, compiled.sql, false);
+  if (shared === undefined) {
+    counts.byKysely += 1;
+    return compiled;
+  }
+  counts.newShape += 1;
+  variants.push({ shape: shared.shape, sql: shared.sql });
+  return { query: node, queryId: compiled.queryId, sql: shared.sql, parameters: shared.parameters };
+}
+
+/**
+ * The shape of `node` and its text (Kysely's, `kyselySql`, with a repeated object's placeholders made one);
+ * undefined when its values cannot be told apart from its text, or when Kysely's placeholders are not the
+ * plain $1…$n in order that the renumbering expects (then the shape is taken again without sharing).
+ */
+function newShape(
+  node: RawNode,
+  kyselySql: string,
+  share: boolean,
+): { shape: Token[]; sql: string; parameters: unknown[] } | undefined {
+  const walk: Walk = { shape: [], parameters: [], nodes: [], slotOfEach: [], share };
+  if (!collect(node, walk)) return undefined;
+  let seen = 0;
+  let inOrder = true;
+  const sql = kyselySql.replace(/\$(\d+)/g, (_, n: string) => {
+    seen += 1;
+    if (Number(n) !== seen) inOrder = false;
+    return `$${(walk.slotOfEach[seen - 1] ?? 0) + 1}`;
+  });
+  if (!inOrder || seen !== walk.slotOfEach.length) return undefined;
+  return { shape: walk.shape, sql, parameters: walk.parameters };
+}
+
+interface Walk {
+  readonly shape: Token[];
+  /** The statement's parameters: each value, a repeated one once. */
+  readonly parameters: unknown[];
+  /** The node each parameter was first met as. */
+  readonly nodes: ValueNode[];
+  /** For each value met, in order, its index in `parameters`. */
+  readonly slotOfEach: number[];
+  readonly share: boolean;
+}
+
+/** The parameter `node` repeats: the same node (a sql.val embedded again), or the same object; -1 when none. */
+function sharedWith(walk: Walk, node: ValueNode): number {
+  const byNode = walk.nodes.indexOf(node);
+  if (byNode >= 0) return byNode;
+  const { value } = node;
+  return typeof value === "object" && value !== null ? walk.parameters.indexOf(value) : -1;
 }
 
 /** Runs `query` as its own execute() would, compiled once per shape. */
@@ -97,11 +156,25 @@ export function executeOnce<R>(db: Db, query: RawBuilder<R>, options?: Abortable
 }
 
 /** Adds `node`'s shape; false when its values cannot be told apart from its text (Kysely compiles it). */
-function collect(node: OperationNode, shape: Token[]): boolean {
+function collect(node: OperationNode, walk: Walk): boolean {
+  const { shape } = walk;
   if (node.kind === "ValueNode") {
-    const value = node as ValueNode;
+    const { immediate, value } = node as ValueNode;
     // sql.lit: the value is written into the text, so it is part of the shape.
-    shape.push(value.immediate ? { literal: value.value } : VALUE);
+    if (immediate) {
+      shape.push({ literal: value });
+      return true;
+    }
+    const again = walk.share ? sharedWith(walk, node as ValueNode) : -1;
+    if (again >= 0) {
+      shape.push({ again });
+      walk.slotOfEach.push(again);
+      return true;
+    }
+    shape.push(VALUE);
+    walk.slotOfEach.push(walk.parameters.length);
+    walk.parameters.push(value);
+    walk.nodes.push(node as ValueNode);
     return true;
   }
   if (node.kind !== "RawNode") {
@@ -113,7 +186,7 @@ function collect(node: OperationNode, shape: Token[]): boolean {
   const raw = node as RawNode;
   shape.push(raw.sqlFragments);
   for (let i = 0; i < raw.parameters.length; i++) {
-    if (!collect(raw.parameters[i]!, shape)) return false;
+    if (!collect(raw.parameters[i]!, walk)) return false;
   }
   return true;
 }
@@ -133,8 +206,12 @@ function matchedUpTo(node: OperationNode, shape: readonly Token[], at: number, p
       const same = typeof token === "object" && "literal" in token && Object.is(token.literal, value.value);
       return same ? at + 1 : NO_MATCH;
     }
-    parameters.push(value.value);
-    return token === VALUE ? at + 1 : NO_MATCH;
+    if (token === VALUE) {
+      parameters.push(value.value);
+      return at + 1;
+    }
+    // The object met before at that parameter, once more: no parameter of its own.
+    return typeof token === "object" && "again" in token && parameters[token.again] === value.value ? at + 1 : NO_MATCH;
   }
   if (node.kind !== "RawNode") {
     return typeof token === "object" && "text" in token && sameNode(token.text, node) ? at + 1 : NO_MATCH;
