@@ -14,6 +14,7 @@ import { createBenchDatabase } from "../service/bench-database.ts";
 import { seedPopulation } from "../service/seed.ts";
 import { randomToken } from "../service/server-process.ts";
 import { createService } from "../service/service.ts";
+import { parseVariant } from "./variant.ts";
 
 // `npm run bench:burst-ab -- --a "ADMISSION_CONTROL=on" --b "ADMISSION_CONTROL=off"`:
 // a same-run A/B of two server settings, or two checkouts of the code
@@ -302,20 +303,4 @@ function reasonsOf(refusedByReason: Readonly<Record<string, number>>): string {
       .map(([reason, n]) => `${reason} ${n}`)
       .join(", ") || "-"
   );
-}
-
-/** "NAME=value --node-flag …": the server's settings and Node flags of one variant. */
-function parseVariant(text: string): { env: Record<string, string>; nodeFlags: string[] } {
-  const env: Record<string, string> = {};
-  const nodeFlags: string[] = [];
-  for (const pair of text.split(/\s+/).filter(Boolean)) {
-    if (pair.startsWith("--")) {
-      nodeFlags.push(pair);
-      continue;
-    }
-    const at = pair.indexOf("=");
-    if (at <= 0) throw new Error(`not NAME=value: ${pair}`);
-    env[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return { env, nodeFlags };
 }

@@ -12,12 +12,16 @@ import { type ChildServer, startChildServer } from "./child-process.ts";
 /** This checkout: the code a run measures unless an A/B names another. */
 export const THIS_CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The Node flags of a checkout's package.json start script. */
-function startFlags(root: string): string[] {
+/** The Node flags and the environment (`NAME=value` or `NAME=${NAME:-value}`) of a checkout's start script. */
+function startCommand(root: string): { flags: string[]; env: Record<string, string> } {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  return String(pkg.scripts.start)
-    .split(/\s+/)
-    .filter((word) => word.startsWith("--"));
+  const words = String(pkg.scripts.start).split(/\s+/);
+  const env: Record<string, string> = {};
+  for (const word of words) {
+    const assignment = /^([A-Z_][A-Z0-9_]*)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(word);
+    if (assignment) env[assignment[1]!] = process.env[assignment[1]!] ?? assignment[2] ?? assignment[3] ?? "";
+  }
+  return { flags: words.filter((word) => word.startsWith("--")), env };
 }
 
 export interface ServiceProcessOptions {
@@ -37,10 +41,12 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
   const { DATABASE_URL: _url, DATA_DIR: _dir, ...inherited } = process.env;
   const profile = options.cpuProfile;
   const root = options.root ?? THIS_CHECKOUT;
+  const start = startCommand(root);
   return startChildServer({
     entry: join(root, "src/main.ts"),
     env: {
       ...inherited,
+      ...start.env,
       PORT: "0",
       HOST: "127.0.0.1",
       ADMIN_TOKEN: options.adminToken,
@@ -51,7 +57,7 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       ...options.serverEnv,
     },
     nodeArgs: [
-      ...startFlags(root),
+      ...start.flags,
       ...(options.nodeFlags ?? []),
       ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile.dir}`, `--cpu-prof-name=${profile.name}`] : []),
     ],
