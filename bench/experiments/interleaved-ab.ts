@@ -19,9 +19,10 @@ import { parseVariant } from "./variant.ts";
 // database of its own seeded alike; closed-loop slices (`--concurrency` in flight, `--slice` seconds) go to one
 // then the other, alternating which goes first, so the machine's drift falls on both within seconds. Each slice
 // gives the server's CPU per call (from /proc), PostgreSQL's, calls/s and the server's resident memory; the report
-// gives each side's median over `--slices` slices and B over A. The side that runs second has measured a few per
-// cent higher on this machine however the code differs, so run each comparison both ways round (swap --a and --b)
-// and read the two ratios together. A variant is NAME=value settings and Node flags, as in burst-ab.ts.
+// gives each side's median over `--slices` slices, B over A, and "paired B / A", the median of the ratios of
+// slices next to each other in time (the steadier figure on a machine whose speed wanders). The side that runs
+// second has measured a few per cent higher on this machine however the code differs, so run each comparison both
+// ways round (swap --a and --b) and read the two ratios together. A variant is NAME=value settings and Node flags, as in burst-ab.ts.
 // Needs DATABASE_URL (PostgreSQL; two fresh databases are created there and dropped).
 
 const { values } = parseArgs({
@@ -112,14 +113,19 @@ try {
       progress(`${side.name} slice ${slice + 1}: ${fixed(((used.serverCpuPercent ?? 0) * 10) / calls, 3)} ms/call`);
     }
   }
+  // Besides the ratio of the medians, the median of each slice's ratio to the other side's slice next to it in
+  // time: the machine's drift between slices falls out of it.
   const figure = (label: string, of: (s: Slice) => number, digits: number) => {
     const [a, b] = sides.map((side) => median(side.slices.map(of)));
+    const [sliceA, sliceB] = sides.map((side) => side.slices.map(of));
+    const paired = median(sliceA!.map((value, i) => sliceB![i]! / value));
     return [
       label,
       ...sides.map((side) => side.slices.map((s) => fixed(of(s), digits)).join(" ")),
       fixed(a, digits),
       fixed(b, digits),
       fixed(b! / a!, 3),
+      fixed(paired, 3),
     ];
   };
   console.log(
@@ -129,7 +135,7 @@ try {
   console.log(`B: ${values["b-root"] ?? "this checkout"} ${values.b}`);
   console.log(
     formatTable(
-      ["figure", "A by slice", "B by slice", "A median", "B median", "B / A"],
+      ["figure", "A by slice", "B by slice", "A median", "B median", "B / A", "paired B / A"],
       [
         figure("server CPU-ms per call", (s) => s.serverCpuMs, 2),
         figure("PostgreSQL CPU-ms per call", (s) => s.postgresCpuMs, 2),

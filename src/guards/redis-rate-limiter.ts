@@ -1,63 +1,137 @@
 import { Redis } from "ioredis";
-import { WINDOW_MS } from "../domain/rolling-window.ts";
+import { WINDOW_MS, type WindowDecision } from "../domain/rolling-window.ts";
+import { GRANT_LIFETIME_MS, nextGrantSize, takeFromGrant, unusedOf, type WindowGrant } from "../domain/window-grant.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import { ACQUIRE_GRANT, PEEK_WINDOW, SETTLE_GRANT } from "./redis-window-scripts.ts";
 
-// The same rolling window as src/domain/rolling-window.ts, kept in a Redis
-// sorted set per key so every instance sees one window. The script runs
-// atomically in Redis: prune, count, maybe add, report.
+// The rolling windows of src/domain/rolling-window.ts, kept in Redis so every
+// instance sees one window per key. A busy key is not asked of Redis on every
+// request: this instance takes a grant (src/domain/window-grant.ts), a few of
+// the window's requests reserved at once, and lets requests in on it for up to
+// a second; the next grant settles the last one as the requests it let in, at
+// the time of the latest, and a sweep settles the grants of keys gone quiet, so
+// nothing reserved and unused is held for more than about two seconds. A key
+// near its limit gets what is left and no more: no instance ever lets in more
+// than the window allows.
 
-const SCRIPT = `
-local key = KEYS[1]
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local max = tonumber(ARGV[3])
-local member = ARGV[4]
-redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
-local count = redis.call('ZCARD', key)
-local allowed = 0
-if count < max then
-  redis.call('ZADD', key, now, member)
-  count = count + 1
-  allowed = 1
-end
-redis.call('PEXPIRE', key, window)
-local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-local retry = now
-if allowed == 0 then
-  local nth = redis.call('ZRANGE', key, count - max, count - max, 'WITHSCORES')
-  retry = tonumber(nth[2]) + window
-end
-local first = now
-if oldest[2] then first = tonumber(oldest[2]) end
-return {allowed, count, first + window, retry}
-`;
+interface HeldGrant extends WindowGrant {
+  /** Its member in the key's sorted set, and the id it is settled under. */
+  readonly member: string;
+  readonly id: string;
+}
+
+interface KeyState {
+  grant?: HeldGrant;
+  /** A grant being taken: the key's other requests wait for it rather than each asking Redis. */
+  acquiring?: Promise<WindowDecision | undefined>;
+}
+
+type Reply = [number, number, number, number];
 
 export function createRedisRateLimiter(url: string): RateLimiter {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on("error", () => {}); // reported per call; reconnects on its own
-  redis.defineCommand("rollingWindowHit", { numberOfKeys: 1, lua: SCRIPT });
-  let sequence = 0;
+  redis.defineCommand("acquireGrant", { numberOfKeys: 1, lua: ACQUIRE_GRANT });
+  redis.defineCommand("settleGrant", { numberOfKeys: 1, lua: SETTLE_GRANT });
+  redis.defineCommand("peekWindow", { numberOfKeys: 1, lua: PEEK_WINDOW });
+  const scripts = redis as unknown as Record<
+    "acquireGrant" | "settleGrant" | "peekWindow",
+    (...args: unknown[]) => Promise<number[]>
+  >;
   const instance = Math.random().toString(36).slice(2);
+  let sequence = 0;
+  const keys = new Map<string, KeyState>();
+
+  const settle = (key: string, grant: HeldGrant) =>
+    scripts.settleGrant(redisKey(key), grant.member, grant.used, grant.lastUseMs, grant.id);
+
+  /** Takes a grant for `key`: undefined when one was taken, the refusal when the window is full. */
+  const acquire = async (key: string, state: KeyState, max: number, nowMs: number) => {
+    const previous = state.grant;
+    const id = `${instance}:${sequence++}`;
+    const [granted, countBefore, resetAtMs, retryAtMs] = (await scripts.acquireGrant(
+      redisKey(key),
+      nowMs,
+      WINDOW_MS,
+      max,
+      nextGrantSize(previous, max),
+      id,
+      previous?.member ?? "",
+      previous?.used ?? 0,
+      previous?.lastUseMs ?? 0,
+      previous?.id ?? "",
+    )) as Reply;
+    if (state.grant === previous) state.grant = undefined;
+    if (granted === 0) return { allowed: false, count: countBefore, resetAtMs, retryAtMs };
+    state.grant = {
+      member: `${granted}#${id}`,
+      id,
+      size: granted,
+      used: 0,
+      countBefore,
+      resetAtMs,
+      lastUseMs: nowMs,
+      expiresAt: performance.now() + GRANT_LIFETIME_MS,
+    };
+    return undefined;
+  };
+
+  // Lapsed grants of keys gone quiet are settled, and the states of idle keys dropped.
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [key, state] of keys) {
+      const { grant } = state;
+      if (state.acquiring !== undefined) continue;
+      if (grant === undefined) {
+        keys.delete(key);
+        continue;
+      }
+      if (now < grant.expiresAt) continue;
+      state.grant = undefined;
+      settle(key, grant).catch(() => {}); // left to expire with the window when Redis cannot be reached
+    }
+  }, GRANT_LIFETIME_MS);
+  sweep.unref();
+
   return {
     async hit(key, max, nowMs) {
-      // Members must be unique even for two requests in the same millisecond.
-      const member = `${nowMs}:${instance}:${sequence++}`;
-      const [allowed, count, resetAtMs, retryAtMs] = (await (
-        redis as unknown as { rollingWindowHit: (...args: unknown[]) => Promise<number[]> }
-      ).rollingWindowHit(`ratelimit:${key}`, nowMs, WINDOW_MS, max, member)) as number[];
-      return { allowed: allowed === 1, count, resetAtMs, retryAtMs };
+      let state = keys.get(key);
+      if (state === undefined) {
+        state = {};
+        keys.set(key, state);
+      }
+      for (;;) {
+        const taken = state.grant === undefined ? undefined : takeFromGrant(state.grant, nowMs, performance.now());
+        if (taken !== undefined) return taken;
+        if (state.acquiring !== undefined) {
+          await state.acquiring.catch(() => {});
+          continue;
+        }
+        const acquiring = acquire(key, state, max, nowMs);
+        state.acquiring = acquiring;
+        try {
+          const refused = await acquiring;
+          if (refused !== undefined) return refused;
+        } finally {
+          if (state.acquiring === acquiring) state.acquiring = undefined;
+        }
+      }
     },
     async peek(key, nowMs) {
-      const since = `(${nowMs - WINDOW_MS}`;
-      const [count, oldest] = await Promise.all([
-        redis.zcount(`ratelimit:${key}`, since, "+inf"),
-        redis.zrangebyscore(`ratelimit:${key}`, since, "+inf", "WITHSCORES", "LIMIT", 0, 1),
-      ]);
-      const first = oldest[1] === undefined ? nowMs : Number(oldest[1]);
-      return { count, resetAtMs: first + WINDOW_MS };
+      const [count, resetAtMs] = (await scripts.peekWindow(redisKey(key), nowMs, WINDOW_MS)) as [number, number];
+      // What this instance holds unused is reserved, not used.
+      return { count: count - unusedOf(keys.get(key)?.grant), resetAtMs };
     },
     async close() {
+      clearInterval(sweep);
+      const held = [...keys].flatMap(([key, state]) => (state.grant === undefined ? [] : [settle(key, state.grant)]));
+      keys.clear();
+      await Promise.allSettled(held);
       redis.disconnect();
     },
   };
+}
+
+function redisKey(key: string): string {
+  return `ratelimit:${key}`;
 }
