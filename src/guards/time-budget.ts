@@ -35,8 +35,16 @@ export function timeBudget(budgets: TimeBudgets): Interceptor {
     if (budget === undefined) return next(req);
     const budgetMs = budgets[budget];
     req.contextValues.set(deadlineKey, Date.now() + budgetMs);
+    // The handler's signal: aborted at the budget, or with the request's own. Linked by hand rather than with
+    // AbortSignal.any, whose composite signals Node tracks with weak references and a finalization registry on
+    // every listener: each request's would be kept into the old generation.
     const timeUp = new AbortController();
-    const answer = next({ ...req, signal: AbortSignal.any([req.signal, timeUp.signal]) });
+    const clientLeft = () => timeUp.abort(req.signal.reason);
+    if (req.signal.aborted) clientLeft();
+    else req.signal.addEventListener("abort", clientLeft, { once: true });
+    const answer = next({ ...req, signal: timeUp.signal });
+    const unlink = () => req.signal.removeEventListener("abort", clientLeft);
+    answer.then(unlink, unlink);
     if ((await settledWithin(answer, budgetMs)) === "settled") return answer;
     // Built only now: an error captures a stack, which every call would otherwise pay for.
     const refusal = new ConnectError(

@@ -21,11 +21,17 @@ const REQUEST_ID = /^[\x21-\x7e]+$/;
 /** The status an access log gives a request its client abandoned (nginx's convention). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-const scopes = new WeakMap<RawRequest, RequestScope>();
+/**
+ * Where a request keeps its scope: a property of the request itself. A WeakMap keyed by requests would keep each
+ * one's scope alive through young collections (V8 holds a WeakMap's entries until a full collection), so every
+ * request's scope would be promoted to the old generation.
+ */
+const scopeOfRequest = Symbol("requestScope");
+type ScopedRequest = RawRequest & { [scopeOfRequest]?: RequestScope };
 
 /** The scope openRequest gave this request. */
 export function scopeOf(req: RawRequest): RequestScope {
-  const scope = scopes.get(req);
+  const scope = (req as ScopedRequest)[scopeOfRequest];
   if (scope === undefined) throw new Error("request not opened");
   return scope;
 }
@@ -63,7 +69,7 @@ export function openRequest(
     values,
   };
   values.set(requestScopeKey, scope);
-  scopes.set(req, scope);
+  (req as ScopedRequest)[scopeOfRequest] = scope;
   (res as http.ServerResponse).once("close", () => {
     const answered = res.writableEnded;
     if (!answered) abort.abort(new ConnectError("the client went away", Code.Canceled));

@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { firstSlotToTry } from "../../domain/quota-slots.ts";
 import { type Charge, refuse } from "../calls/call-statement.ts";
 import type { Db } from "../engine/database.ts";
+import { lastOf } from "../engine/shared-parameters.ts";
 import { accountAllowance, periodParameter, slotCredits } from "./quota-slots.ts";
 
 /** The SQLSTATE a statement raises to undo itself when the account has no credit left. */
@@ -52,17 +53,8 @@ function hadCredit(charge: Charge, now: Date): RawBuilder<boolean> {
     where s.account_id = ${accountId} and ${slotCredits("s", periodParameter(now), sql`a.allowance`)} > 0)`;
 }
 
-const accountParameters = new WeakMap<Charge, RawBuilder<string>>();
-
 /** The charged account as one parameter of every part of the statement that names it (compileOnce). */
-function accountParameter(charge: Charge): RawBuilder<string> {
-  let accountId = accountParameters.get(charge);
-  if (accountId === undefined) {
-    accountId = sql.val(charge.accountId);
-    accountParameters.set(charge, accountId);
-  }
-  return accountId;
-}
+const accountParameter = lastOf((charge: Charge): RawBuilder<string> => sql.val(charge.accountId));
 
 /**
  * Always true, but PostgreSQL can evaluate it only once the named

@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { QUOTA_SLOTS } from "../../domain/quota-slots.ts";
 import { TIERS, type Tier } from "../../domain/tiers.ts";
 import type { Db } from "../engine/database.ts";
+import { lastOf } from "../engine/shared-parameters.ts";
 
 // The SQL of an account's credit slots (migration 0007). A slot whose period
 // is older than the current one holds its share of the allowance: renewal is
@@ -16,17 +17,8 @@ export function quotaPeriodOf(now: Date): string {
   return now.toISOString().slice(0, 7);
 }
 
-const periodParameters = new WeakMap<Date, RawBuilder<string>>();
-
 /** The quota period of `now` as one parameter of every part of a statement that names it (compileOnce). */
-export function periodParameter(now: Date): RawBuilder<string> {
-  let period = periodParameters.get(now);
-  if (period === undefined) {
-    period = sql.val(quotaPeriodOf(now));
-    periodParameters.set(now, period);
-  }
-  return period;
-}
+export const periodParameter = lastOf((now: Date): RawBuilder<string> => sql.val(quotaPeriodOf(now)));
 
 /** Slot `slot`'s share of `credits`: shares differ by at most one and add up to `credits`. */
 export function slotShare(credits: RawBuilder<unknown>, slot: RawBuilder<unknown>): RawBuilder<number> {

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import { DAY_MS } from "../../domain/limits.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
+import { lastOf, tenantParameters } from "../engine/shared-parameters.ts";
 import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
 
 // The parts of a start's and an end's statement that link what the caller
@@ -74,13 +74,4 @@ export function linkDialledNumber(
 }
 
 /** One Date per `now`, so a statement that links both holds it once (compileOnce shares a repeated object). */
-const refreshedSinceOf = new WeakMap<Date, Date>();
-
-function refreshedSince(now: Date): Date {
-  let since = refreshedSinceOf.get(now);
-  if (since === undefined) {
-    since = new Date(now.getTime() - LINK_REFRESH_MS);
-    refreshedSinceOf.set(now, since);
-  }
-  return since;
-}
+const refreshedSince = lastOf((now: Date) => new Date(now.getTime() - LINK_REFRESH_MS));
