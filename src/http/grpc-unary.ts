@@ -133,13 +133,16 @@ function answer(
   trailer: Headers,
   reply: Uint8Array | undefined,
 ): void {
-  if (res.destroyed) return;
+  // A client that went away (or reset the stream on its deadline) is answered no more: Node's stream is
+  // destroyed by then, and writing to it throws.
+  const stream = res.stream;
+  if (stream === undefined || stream.destroyed || stream.closed) return;
   if (reply === undefined) {
     // No message (a refusal, an error): gRPC's Trailers-Only answer, the status in one HEADERS frame that ends
     // the stream, sent in one write. Trailers after a message wait for Node's stream to shut down, loop turns
     // later (docs/performance-log.md, "A gRPC answer is two writes").
     const status = { ...header, "content-type": CONTENT_TYPE, ...headerObject(trailer), ":status": 200 };
-    res.stream.respond(status, { endStream: true });
+    stream.respond(status, { endStream: true });
     // The stream has ended; the compatibility response is told too, so the request is reported as answered
     // (writableEnded), not as a client that went away. It sends nothing more.
     res.end();

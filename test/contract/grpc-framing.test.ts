@@ -1,7 +1,9 @@
 import http2 from "node:http2";
+import { setTimeout as sleep } from "node:timers/promises";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { StartCallRequestSchema } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { blockDatabase } from "../helpers/database-blocker.ts";
 import { grpcFrame } from "../helpers/raw-grpc.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -13,10 +15,11 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
 let key: string;
+let accountId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  ({ apiKey: key } = await createAccountWithKey(server.url));
+  ({ apiKey: key, accountId } = await createAccountWithKey(server.url));
 });
 afterAll(() => server.stop());
 
@@ -87,5 +90,42 @@ describe("gRPC answers on the wire", () => {
     expect(answer.headersEndStream).toBe(false);
     expect(answer.dataBytes).toBeGreaterThan(5);
     expect(answer.trailers?.["grpc-status"]).toBe("0");
+  });
+});
+
+describe("a stream the client resets while its call is held up", () => {
+  test("is answered no more, and the service goes on answering", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const block = await blockDatabase(server, accountId, 300);
+      const session = http2.connect(server.url);
+      session.on("error", () => {});
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/callercontext.v1.CallerContextService/StartCall",
+        "content-type": "application/grpc",
+        te: "trailers",
+        authorization: `Bearer ${key}`,
+      });
+      stream.on("error", () => {});
+      const message = toBinary(
+        StartCallRequestSchema,
+        create(StartCallRequestSchema, { callId: "framing-reset", identityHints: { ani: "+14155550188" } }),
+      );
+      stream.end(grpcFrame(Buffer.from(message)));
+      await sleep(50);
+      stream.close(http2.constants.NGHTTP2_CANCEL);
+      await block.lifted;
+      session.close();
+      // Long enough for the held call to finish its work and try to answer the stream that is gone.
+      await sleep(200);
+      const after = await startCallFramed({ authorization: `Bearer ${key}` }, "framing-after-reset");
+      expect(after.trailers?.["grpc-status"]).toBe("0");
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
   });
 });
