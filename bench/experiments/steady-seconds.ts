@@ -15,7 +15,7 @@ import { createService } from "../service/service.ts";
 // `node bench/experiments/steady-seconds.ts [calls/s] [seconds] [rest|grpc]`: a steady
 // open loop with no burst anywhere near it, and for each second its start p99
 // beside what the server's /metrics said of that second (the event loop's
-// longest delay, milliseconds of young and full garbage collection) and the
+// longest delay in its last 5 s window, milliseconds of young and full garbage collection) and the
 // machine's steal time. How far one second strays by itself is what a
 // recovery after a burst is judged against. Needs DATABASE_URL.
 
@@ -77,7 +77,8 @@ function serverSeconds(baseUrl: string) {
     async next() {
       try {
         const text = await (await fetch(new URL("/metrics", baseUrl), { signal: AbortSignal.timeout(900) })).text();
-        const lagMax = Number(/^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(text)?.[1]) * 1000;
+        // The service reports the delay over 5 s windows (src/metrics/runtime-metrics.ts): the last one closed.
+        const lagMax = Number(/^nodejs_eventloop_delay_max_seconds (\S+)/m.exec(text)?.[1]) * 1000;
         const gc: Record<string, number> = {};
         for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} (\S+)/gm))
           gc[m[1]] = Number(m[2]);
@@ -85,7 +86,7 @@ function serverSeconds(baseUrl: string) {
         // The fields of /proc/stat's first line: user nice system idle iowait irq softirq steal, in ticks.
         const steal = Number(readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/)[8]);
         seen.push(
-          `loop delay max ${lagMax.toFixed(0).padStart(3)} ms, GC young ${gcMs("minor").toFixed(0).padStart(3)} ms, ` +
+          `loop delay max (5 s) ${lagMax.toFixed(0).padStart(3)} ms, GC young ${gcMs("minor").toFixed(0).padStart(3)} ms, ` +
             `full ${(gcMs("major") + gcMs("incremental")).toFixed(0).padStart(3)} ms, steal ${steal - (stealBefore ?? steal)} ticks`,
         );
         gcBefore = gc;
