@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { alternateDrivers } from "./load/call-driver.ts";
 import { clientModels } from "./load/client-models.ts";
 import { createGrpcDriver } from "./load/grpc-load.ts";
-import { createRestDriver } from "./load/rest-load.ts";
+import { createRestDriver, createRestPerRequestDriver } from "./load/rest-load.ts";
 import { createWorkload } from "./load/workload.ts";
 import { parseOptions, USAGE, UsageError } from "./options.ts";
 import { readBackWrites, type WriteLedger } from "./phases/acknowledged-writes.ts";
@@ -121,6 +121,15 @@ async function main(): Promise<void> {
       await closedLoopPhase(service, workload, { key: "closed.rest", driver: rest(options.concurrency) }, closedLoop),
     );
     phases.push(await closedLoopPhase(service, workload, { key: "closed.grpc", driver: grpc() }, closedLoop));
+    // The capacity of the client that opens a connection per request, for its own load points and bursts.
+    phases.push(
+      await closedLoopPhase(
+        service,
+        workload,
+        { key: "closed.rest-new", driver: createRestPerRequestDriver(service.url, keys) },
+        closedLoop,
+      ),
+    );
     const models = clientModels(service.url, keys, options.connections);
     const protocols = protocolLoads(phases, models, options.rate);
     const timing = {

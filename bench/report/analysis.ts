@@ -16,6 +16,7 @@ const SERVICE_PHASES: readonly PhaseKey[] = [
   "open.rest-new",
   "open.grpc",
   "closed.rest",
+  "closed.rest-new",
   "closed.grpc",
   "scaled.rest",
   "scaled.grpc",

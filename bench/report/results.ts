@@ -84,6 +84,7 @@ export type PhaseKey =
   | "open.rest-new"
   | "open.grpc"
   | "closed.rest"
+  | "closed.rest-new"
   | "closed.grpc"
   | "scaled.rest"
   | "scaled.grpc"
