@@ -18,11 +18,12 @@ import { seedAccount, seedCustomers } from "../service/seed.ts";
 // process, and each round reports the process's CPU per call (the database's
 // thread included) and calls/s. Variant A is the default.
 
-const USAGE = `Usage: npm run bench:embedded-ab -- [--compare prepare|charge] [--customers N] [--rounds R] [--seconds S]
+const USAGE = `Usage: npm run bench:embedded-ab -- [--compare prepare|charge|plans] [--customers N] [--rounds R] [--seconds S]
   [--concurrency C] [--thread worker|main]
 
   --compare X      prepare (default): A, each statement prepared once, against B, each parsed and planned afresh;
-                   charge: A, calls billed (the credit-slot charge), against B, the charge left out
+                   charge: A, calls billed (the credit-slot charge), against B, the charge left out;
+                   plans: A, one generic plan kept per prepared statement, against B, the plan cache left to choose
   --customers N    callers seeded in each database (default 10000)
   --rounds R       rounds; each runs A then B, or B then A, in turn (default 4)
   --seconds S      length of one variant's turn in a round (default 10)
@@ -32,17 +33,22 @@ const USAGE = `Usage: npm run bench:embedded-ab -- [--compare prepare|charge] [-
 interface Variant {
   readonly label: string;
   readonly prepareStatements: boolean;
+  readonly genericPlans: boolean;
   readonly charged: boolean;
 }
 
 const COMPARISONS: Readonly<Record<string, readonly Variant[]>> = {
   prepare: [
-    { label: "A prepared once", prepareStatements: true, charged: true },
-    { label: "B planned afresh", prepareStatements: false, charged: true },
+    { label: "A prepared once", prepareStatements: true, genericPlans: true, charged: true },
+    { label: "B planned afresh", prepareStatements: false, genericPlans: true, charged: true },
   ],
   charge: [
-    { label: "A charged", prepareStatements: true, charged: true },
-    { label: "B not charged", prepareStatements: true, charged: false },
+    { label: "A charged", prepareStatements: true, genericPlans: true, charged: true },
+    { label: "B not charged", prepareStatements: true, genericPlans: true, charged: false },
+  ],
+  plans: [
+    { label: "A generic plans", prepareStatements: true, genericPlans: true, charged: true },
+    { label: "B plan cache's choice", prepareStatements: true, genericPlans: false, charged: true },
   ],
 };
 
@@ -56,7 +62,10 @@ interface Opened {
 async function open(variant: Variant, options: Options, index: number): Promise<Opened> {
   const dir = await mkdtemp(join(tmpdir(), "cc-embedded-ab-"));
   const config = envToConfig({ DATA_DIR: dir, EMBEDDED_DB_THREAD: options.thread, LOG_LEVEL: "silent" });
-  const database = await createDatabase(config, { prepareStatements: variant.prepareStatements });
+  const database = await createDatabase(config, {
+    prepareStatements: variant.prepareStatements,
+    genericPlans: variant.genericPlans,
+  });
   await migrateToLatest(database.db);
   await seedAccount(database.db, new Date());
   await seedCustomers(database.db, 0, options.customers);

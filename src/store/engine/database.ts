@@ -6,6 +6,7 @@ import type { Schema } from "../schema.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
+import { GENERIC_PLANS_OPTION, GENERIC_PLANS_STATEMENT } from "./generic-plans.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
@@ -48,11 +49,17 @@ export interface DatabaseOptions {
    * to be parsed and planned afresh, for the benchmark's A/B (docs/performance-log.md).
    */
   readonly prepareStatements?: boolean;
+  /**
+   * PostgreSQL's plan cache keeps one generic plan per prepared statement (the
+   * default; generic-plans.ts). False leaves it to choose, for the benchmark's A/B.
+   */
+  readonly genericPlans?: boolean;
 }
 
 export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
   const target = config.database;
   const prepareStatements = options.prepareStatements ?? true;
+  const genericPlans = options.genericPlans ?? true;
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: target.url,
@@ -60,6 +67,8 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       statement_timeout: config.statementTimeoutMs,
       connectionTimeoutMillis: config.statementTimeoutMs,
       Client: prepareStatements ? PreparingClient : pg.Client,
+      // A DATABASE_URL's own `options` parameter takes the place of this one.
+      options: genericPlans ? GENERIC_PLANS_OPTION : undefined,
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
@@ -73,7 +82,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       stats,
     );
   }
-  const { pglite, release } = await openPglite(target.dataDir, target.thread, prepareStatements);
+  const { pglite, release } = await openPglite(target.dataDir, target.thread, { prepareStatements, genericPlans });
   return wrap(
     new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
     "pglite",
@@ -95,11 +104,18 @@ interface OpenPglite {
  * directory, held by this process until close. "worker" runs PGlite on a thread
  * of its own, so the service's JavaScript and the database's WASM use two cores.
  */
-async function openPglite(dataDir: string, thread: "worker" | "main", prepareStatements: boolean): Promise<OpenPglite> {
+interface EmbeddedStatements {
+  readonly prepareStatements: boolean;
+  readonly genericPlans: boolean;
+}
+
+async function openPglite(
+  dataDir: string,
+  thread: "worker" | "main",
+  statements: EmbeddedStatements,
+): Promise<OpenPglite> {
   const open = () =>
-    thread === "worker"
-      ? PgliteThread.open(dataDir, { prepareStatements })
-      : openOnMainThread(dataDir, prepareStatements);
+    thread === "worker" ? PgliteThread.open(dataDir, statements) : openOnMainThread(dataDir, statements);
   if (dataDir === ":memory:") return { pglite: await open(), release: async () => {} };
   // A directory open to other users stops the start before anything is read from it or written.
   await prepareDataDir(dataDir);
@@ -113,9 +129,13 @@ async function openPglite(dataDir: string, thread: "worker" | "main", prepareSta
   return { pglite, release: () => lock.release() };
 }
 
-async function openOnMainThread(dataDir: string, prepareStatements: boolean): Promise<OpenPglite["pglite"]> {
+async function openOnMainThread(
+  dataDir: string,
+  { prepareStatements, genericPlans }: EmbeddedStatements,
+): Promise<OpenPglite["pglite"]> {
   const where = dataDir === ":memory:" ? { loadDataDir: await freshMemoryCluster() } : { dataDir };
   const pglite = await PGlite.create({ ...where, ...(await pgliteModules()) });
+  if (genericPlans) await pglite.exec(GENERIC_PLANS_STATEMENT);
   return prepareStatements ? new PreparingPglite(pglite) : pglite;
 }
 

@@ -73,13 +73,16 @@ export class PgliteThread implements PgliteQueryable {
 
   /**
    * Starts the thread and opens PGlite on `dataDir` (":memory:" in memory) in
-   * it; with `prepareStatements` (the default) through PreparingPglite.
+   * it; with `prepareStatements` (the default) through PreparingPglite, and
+   * with `genericPlans` (the default) one plan kept per prepared statement.
    */
-  static async open(dataDir: string, { prepareStatements = true } = {}): Promise<PgliteThread> {
+  static async open(dataDir: string, { prepareStatements = true, genericPlans = true } = {}): Promise<PgliteThread> {
     const modules = await pgliteModules();
     // A Blob crosses to the thread without copying its bytes.
     const loadDataDir = dataDir === ":memory:" ? await freshMemoryCluster() : undefined;
-    const worker = new Worker(WORKER_URL, { workerData: { dataDir, loadDataDir, prepareStatements, modules } });
+    const worker = new Worker(WORKER_URL, {
+      workerData: { dataDir, loadDataDir, prepareStatements, genericPlans, modules },
+    });
     try {
       await opening(worker);
     } catch (error) {

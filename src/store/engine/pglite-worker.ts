@@ -1,5 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+import { GENERIC_PLANS_STATEMENT } from "./generic-plans.ts";
 import { errorToFields, type PgliteAnswer, type PgliteOpening, type PgliteRequest } from "./pglite-messages.ts";
 import type { PgliteModules } from "./pglite-modules.ts";
 import type { PgliteQueryable } from "./pglite-thread.ts";
@@ -12,23 +13,26 @@ import { PreparingPglite } from "./preparing-pglite.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
-const { dataDir, loadDataDir, prepareStatements, modules } = workerData as {
+const { dataDir, loadDataDir, prepareStatements, genericPlans, modules } = workerData as {
   dataDir: string;
   /** A fresh cluster's snapshot for an in-memory database (fresh-memory-cluster.ts). */
   loadDataDir: Blob | undefined;
   prepareStatements: boolean;
+  genericPlans: boolean;
   modules: PgliteModules;
 };
 
 const where = dataDir === ":memory:" ? { loadDataDir } : { dataDir };
-const opened = await PGlite.create({ ...where, ...modules }).then(
-  (pglite) => pglite,
-  (error: unknown) => {
+const opened = await PGlite.create({ ...where, ...modules })
+  .then(async (pglite) => {
+    if (genericPlans) await pglite.exec(GENERIC_PLANS_STATEMENT);
+    return pglite;
+  })
+  .catch((error: unknown) => {
     port.postMessage({ kind: "failed", error: errorToFields(error) } satisfies PgliteOpening);
     port.close();
     return undefined;
-  },
-);
+  });
 
 if (opened !== undefined) {
   const pglite = opened;
