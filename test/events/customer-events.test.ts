@@ -69,17 +69,15 @@ describe("customer events", () => {
   });
 
   test("an erasure that finds no customer writes no event", async () => {
-    const { accountId, apiKey } = await accountWithEndpoint(["customer.erased", "customer.merged"]);
+    const { apiKey, endpointId } = await accountWithEndpoint(["customer.erased"]);
     const ref = await newCustomer(apiKey, "+14155550104");
     await request(fixture.server.url, "DELETE", `/v1/customers/${ref}`, { token: apiKey });
     const again = await request(fixture.server.url, "DELETE", `/v1/customers/${ref}`, { token: apiKey });
     expect(again.status).toBe(404);
-    // Written after the second erasure: once it arrives, anything the erasure wrote would be there too.
-    const other = await newCustomer(apiKey, "+14155550105");
-    const third = await newCustomer(apiKey, "+14155550106");
-    await post(fixture.server.url, `/v1/customers/${other}/merge`, apiKey, { from: third });
-    await receiver.waitFor(1, ofAccount(accountId, "customer.merged"));
-    expect(receiver.received.filter(ofAccount(accountId, "customer.erased"))).toHaveLength(1);
+    // An erasure writes its event's outbox row in its own statement, so the outbox already holds whatever either
+    // erasure wrote (read here rather than waiting on deliveries, whose order across customers is not kept).
+    const deliveries = await listEventDeliveries(fixture.server.url, endpointId);
+    expect(deliveries.map((delivery) => delivery.event_type)).toEqual(["customer.erased"]);
   });
 });
 
