@@ -2,13 +2,8 @@ import { PerformanceObserver } from "node:perf_hooks";
 import { createGrpcDriver } from "../load/grpc-load.ts";
 import { runOpenLoop } from "../load/open-loop.ts";
 import { createRestDriver } from "../load/rest-load.ts";
-import { createWorkload } from "../load/workload.ts";
 import { fixed, formatTable, median } from "../report/table.ts";
-import { createApiKeys } from "../service/api-keys.ts";
-import { createBenchDatabase } from "../service/bench-database.ts";
-import { seedPopulation } from "../service/seed.ts";
-import { randomToken } from "../service/server-process.ts";
-import { createService } from "../service/service.ts";
+import { startSeededService } from "./seeded-service.ts";
 
 // `node bench/experiments/client-pauses.ts [calls/s] [seconds per slice] [slices]`: how much of an open loop's
 // start p99 is the load generator's own garbage collection. The client shares the machine and its event loop
@@ -32,15 +27,8 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) pauses.push({ from: entry.startTime, to: entry.startTime + entry.duration });
 }).observe({ entryTypes: ["gc"] });
 
-const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
-const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
-const adminToken = randomToken();
-const service = createService({ databaseEnv: database.env, adminToken, postgres: true });
+const { service, keys, workload, close } = await startSeededService(CUSTOMERS, 10);
 try {
-  await seedPopulation(database, 0, CUSTOMERS);
-  const workload = createWorkload({ population: CUSTOMERS, runTag: stamp });
-  await service.start();
-  const keys = await createApiKeys(service.url, adminToken, 10);
   const drivers = [createRestDriver(service.url, keys, 32), createGrpcDriver(service.url, keys, 2)];
   const rows = new Map<string, { all: number[]; clear: number[]; pauses: number[]; pauseMs: number[] }>();
   try {
@@ -81,11 +69,11 @@ try {
           fixed(median(row.pauseMs), 0),
           row.all.map((value) => value.toFixed(0)).join(" "),
         ]),
-      ),
+      ) +
+      "\n",
   );
 } finally {
-  await service.stop();
-  await database.dispose();
+  await close();
 }
 
 function p99(values: number[]): number {

@@ -2,15 +2,10 @@ import { readFileSync } from "node:fs";
 import { createGrpcDriver } from "../load/grpc-load.ts";
 import { runOpenLoop } from "../load/open-loop.ts";
 import { createRestDriver } from "../load/rest-load.ts";
-import { createWorkload } from "../load/workload.ts";
 import { recoveryOf } from "../phases/overload-phases.ts";
 import { progress } from "../phases/phase.ts";
 import { scopePostgresCpu } from "../phases/resources.ts";
-import { createApiKeys } from "../service/api-keys.ts";
-import { createBenchDatabase } from "../service/bench-database.ts";
-import { seedPopulation } from "../service/seed.ts";
-import { randomToken } from "../service/server-process.ts";
-import { createService } from "../service/service.ts";
+import { startSeededService } from "./seeded-service.ts";
 
 // `node bench/experiments/steady-seconds.ts [calls/s] [seconds] [rest|grpc]`: a steady
 // open loop with no burst anywhere near it, and for each second its start p99
@@ -24,16 +19,9 @@ const seconds = Number(process.argv[3] ?? 40);
 const via = process.argv[4] ?? "rest";
 const CUSTOMERS = 10_000;
 
-const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+const { service, keys, workload, stamp, close } = await startSeededService(CUSTOMERS, 10);
 scopePostgresCpu(stamp);
-const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
-const adminToken = randomToken();
-const service = createService({ databaseEnv: database.env, adminToken, postgres: true });
 try {
-  await seedPopulation(database, 0, CUSTOMERS);
-  const workload = createWorkload({ population: CUSTOMERS, runTag: stamp });
-  await service.start();
-  const keys = await createApiKeys(service.url, adminToken, 10);
   const driver = via === "grpc" ? createGrpcDriver(service.url, keys) : createRestDriver(service.url, keys, 256);
   try {
     // Warm: new connections and a cold server are not what is measured.
@@ -63,8 +51,7 @@ try {
     await driver.close();
   }
 } finally {
-  await service.stop();
-  await database.dispose();
+  await close();
 }
 
 /** Reads /metrics and /proc/stat at each next(); `seen[i]` describes the second before the i-th reading. */

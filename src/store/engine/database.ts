@@ -99,16 +99,16 @@ interface OpenPglite {
   readonly release: () => Promise<void>;
 }
 
-/**
- * ":memory:" keeps the embedded database in memory (tests); any other value is a
- * directory, held by this process until close. "worker" runs PGlite on a thread
- * of its own, so the service's JavaScript and the database's WASM use two cores.
- */
 interface EmbeddedStatements {
   readonly prepareStatements: boolean;
   readonly genericPlans: boolean;
 }
 
+/**
+ * ":memory:" keeps the embedded database in memory (tests); any other value is a
+ * directory, held by this process until close. "worker" runs PGlite on a thread
+ * of its own, so the service's JavaScript and the database's WASM use two cores.
+ */
 async function openPglite(
   dataDir: string,
   thread: "worker" | "main",
