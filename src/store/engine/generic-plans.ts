@@ -5,7 +5,7 @@
 // lookup afresh at up to two executions in three: a generic plan reckons an
 // unnest of a parameter at ten rows, so it never looked cheap enough, though
 // it is the same plan. Every statement the service sends is a lookup by key,
-// so the plan cache is told to keep one plan per statement: about 0.75-0.86 x
+// so the plan cache is told to keep one plan per statement: 0.70-0.87 x
 // the database's CPU per call in same-run A/Bs on PostgreSQL
 // (docs/performance-log.md, "One plan per statement").
 
