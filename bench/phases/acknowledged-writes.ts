@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { type CallDriver, failureLabel, failureMessage } from "../load/call-driver.ts";
 import { isRefusal } from "../load/operation-stats.ts";
 import type { TargetCheck, WriteReadBack } from "../report/results.ts";
@@ -59,12 +60,14 @@ export async function readBackWrites(database: BenchDatabase, ledger: WriteLedge
     const ended = new Map<string, boolean>();
     const ids = [...ledger.startsAcknowledged, ...ledger.startsShed, ...ledger.startsTimedOut];
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = await store.db
-        .selectFrom("calls")
-        .select(["call_id", "call_end"])
-        .where("call_id", "in", ids.slice(i, i + CHUNK))
-        .execute();
-      for (const row of rows) ended.set(row.call_id, row.call_end !== null);
+      // A join, not `call_id in (...)`: under the service's generic plans an IN
+      // list of parameters is searched element by element for each row of
+      // calls (no hashed lookup), 16 s a chunk at 300,000 calls.
+      const { rows } = await sql<{ call_id: string; ended: boolean }>`
+        select c.call_id, c.call_end is not null as ended
+        from unnest(${ids.slice(i, i + CHUNK)}::text[]) as ids(id)
+        join calls c on c.call_id = ids.id`.execute(store.db);
+      for (const row of rows) ended.set(row.call_id, row.ended);
     }
     return {
       startsAcknowledged: ledger.startsAcknowledged.length,
