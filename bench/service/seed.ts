@@ -67,6 +67,17 @@ export async function seedCustomers(
  * later rewrites every page; either way the benchmark would measure the
  * writing of whole tables. A database grown by real calls has had its pages
  * settled bit by bit all along.
+ *
+ * Only the tables that hold rows: a table vacuumed or analyzed while empty is
+ * recorded as empty (0 rows in 0 pages), and a plan made then reads it with a
+ * sequential scan. The service's statements are planned once per connection
+ * (plan_cache_mode = force_generic_plan) and re-planned only when a table's
+ * statistics change, which on a server without autovacuum never happens: calls
+ * was read in full by every start and end, and PostgreSQL's CPU per call grew
+ * with the table (docs/performance-log.md, "Plans made on empty tables").
+ * Autovacuum leaves an empty table alone too, so its plans assume a table of
+ * a few pages that may grow, and use its indexes.
+ *
  * VACUUM cannot run inside a transaction, so the statement timeout is lifted
  * on the one connection it runs on. CHECKPOINT needs a superuser (or the
  * pg_checkpoint role), as creating the benchmark's database already does.
@@ -74,11 +85,27 @@ export async function seedCustomers(
 async function settle(db: Kysely<any>): Promise<void> {
   await db.connection().execute(async (connection) => {
     await sql`set statement_timeout = 0`.execute(connection);
-    await sql`vacuum (freeze, analyze)`.execute(connection);
+    for (const table of await tablesWithRows(connection)) {
+      await sql`vacuum (freeze, analyze) ${sql.table(table)}`.execute(connection);
+    }
     // And writes those pages out now, rather than in a checkpoint during the measurement.
     await sql`checkpoint`.execute(connection);
     await sql`reset statement_timeout`.execute(connection);
   });
+}
+
+/** The tables of the current schema that hold at least one row. */
+async function tablesWithRows(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select c.relname as name from pg_class c
+    where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
+    order by c.relname`.execute(db);
+  const held: string[] = [];
+  for (const { name } of rows) {
+    const { rows: any } = await sql`select 1 from ${sql.table(name)} limit 1`.execute(db);
+    if (any.length > 0) held.push(name);
+  }
+  return held;
 }
 
 /**
