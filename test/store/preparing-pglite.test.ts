@@ -23,7 +23,7 @@ describe("statements prepared once on the embedded database", () => {
   }, OPEN_TIMEOUT_MS);
   afterAll(() => pglite?.close());
   beforeEach(async () => {
-    statements = new PreparingPglite(pglite, 3);
+    statements = new PreparingPglite(pglite, { capacity: 3 });
     await pglite.query("deallocate all");
     await pglite.exec("drop table if exists notes; create table notes (id int primary key, body text not null)");
   });

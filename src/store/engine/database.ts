@@ -6,7 +6,7 @@ import type { Schema } from "../schema.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
-import { GENERIC_PLANS_OPTION, GENERIC_PLANS_STATEMENT } from "./generic-plans.ts";
+import { GENERIC_PLANS_OPTION, GENERIC_PLANS_STATEMENT, PLAN_LIFETIME_MS } from "./generic-plans.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
@@ -54,12 +54,15 @@ export interface DatabaseOptions {
    * default; generic-plans.ts). False leaves it to choose, for the benchmark's A/B.
    */
   readonly genericPlans?: boolean;
+  /** How long a connection keeps its plans (generic-plans.ts); tests shorten it. */
+  readonly planLifetimeMs?: number;
 }
 
 export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
   const target = config.database;
   const prepareStatements = options.prepareStatements ?? true;
   const genericPlans = options.genericPlans ?? true;
+  const planLifetimeMs = options.planLifetimeMs ?? PLAN_LIFETIME_MS;
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: target.url,
@@ -69,6 +72,8 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       Client: prepareStatements ? PreparingClient : pg.Client,
       // A DATABASE_URL's own `options` parameter takes the place of this one.
       options: genericPlans ? GENERIC_PLANS_OPTION : undefined,
+      // A connection's plans are made again on its replacement (generic-plans.ts, PLAN_LIFETIME_MS).
+      maxLifetimeSeconds: Math.max(1, Math.round(planLifetimeMs / 1000)),
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
@@ -82,7 +87,11 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       stats,
     );
   }
-  const { pglite, release } = await openPglite(target.dataDir, target.thread, { prepareStatements, genericPlans });
+  const { pglite, release } = await openPglite(target.dataDir, target.thread, {
+    prepareStatements,
+    genericPlans,
+    planLifetimeMs,
+  });
   return wrap(
     new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
     "pglite",
@@ -102,6 +111,7 @@ interface OpenPglite {
 interface EmbeddedStatements {
   readonly prepareStatements: boolean;
   readonly genericPlans: boolean;
+  readonly planLifetimeMs: number;
 }
 
 /**
@@ -131,12 +141,12 @@ async function openPglite(
 
 async function openOnMainThread(
   dataDir: string,
-  { prepareStatements, genericPlans }: EmbeddedStatements,
+  { prepareStatements, genericPlans, planLifetimeMs }: EmbeddedStatements,
 ): Promise<OpenPglite["pglite"]> {
   const where = dataDir === ":memory:" ? { loadDataDir: await freshMemoryCluster() } : { dataDir };
   const pglite = await PGlite.create({ ...where, ...(await pgliteModules()) });
   if (genericPlans) await pglite.exec(GENERIC_PLANS_STATEMENT);
-  return prepareStatements ? new PreparingPglite(pglite) : pglite;
+  return prepareStatements ? new PreparingPglite(pglite, { planLifetimeMs }) : pglite;
 }
 
 function wrap(

@@ -9,6 +9,21 @@
 // the database's CPU per call in same-run A/Bs on PostgreSQL
 // (docs/performance-log.md, "One plan per statement").
 
+/**
+ * How long a connection keeps the plans it made. A generic plan is made for
+ * the tables as they are when its statement first runs on a connection, and
+ * PostgreSQL makes it again only when a table's statistics change, which is
+ * autovacuum's analyze as a table grows. Where none comes (a server with
+ * autovacuum off; the embedded database, which has no autovacuum, after an
+ * erasure's vacuum recorded its tables small), a plan made on a small table
+ * reads it whole on every call, for as long as the connection lives, and the
+ * cost grows with the table (docs/performance-log.md, "Plans made on empty
+ * tables"). So plans are made again this often: PostgreSQL's pooled
+ * connections are replaced (database.ts), the embedded session discards its
+ * plans (preparing-pglite.ts). A new plan reads the table's size as it is then.
+ */
+export const PLAN_LIFETIME_MS = 300_000;
+
 /** As a connection's startup option (node-postgres's `options`). */
 export const GENERIC_PLANS_OPTION = "-c plan_cache_mode=force_generic_plan";
 

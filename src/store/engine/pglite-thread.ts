@@ -8,6 +8,7 @@ import {
   type PgliteRequest,
 } from "./pglite-messages.ts";
 import { pgliteModules } from "./pglite-modules.ts";
+import { PLAN_LIFETIME_MS } from "./generic-plans.ts";
 
 // The service's side of the embedded database's thread (pglite-worker.ts):
 // the part of PGlite's API the dialect uses, each call a message answered by
@@ -74,14 +75,18 @@ export class PgliteThread implements PgliteQueryable {
   /**
    * Starts the thread and opens PGlite on `dataDir` (":memory:" in memory) in
    * it; with `prepareStatements` (the default) through PreparingPglite, and
-   * with `genericPlans` (the default) one plan kept per prepared statement.
+   * with `genericPlans` (the default) one plan kept per prepared statement,
+   * made again every `planLifetimeMs`.
    */
-  static async open(dataDir: string, { prepareStatements = true, genericPlans = true } = {}): Promise<PgliteThread> {
+  static async open(
+    dataDir: string,
+    { prepareStatements = true, genericPlans = true, planLifetimeMs = PLAN_LIFETIME_MS } = {},
+  ): Promise<PgliteThread> {
     const modules = await pgliteModules();
     // A Blob crosses to the thread without copying its bytes.
     const loadDataDir = dataDir === ":memory:" ? await freshMemoryCluster() : undefined;
     const worker = new Worker(WORKER_URL, {
-      workerData: { dataDir, loadDataDir, prepareStatements, genericPlans, modules },
+      workerData: { dataDir, loadDataDir, prepareStatements, genericPlans, planLifetimeMs, modules },
     });
     try {
       await opening(worker);

@@ -13,12 +13,13 @@ import { PreparingPglite } from "./preparing-pglite.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
-const { dataDir, loadDataDir, prepareStatements, genericPlans, modules } = workerData as {
+const { dataDir, loadDataDir, prepareStatements, genericPlans, planLifetimeMs, modules } = workerData as {
   dataDir: string;
   /** A fresh cluster's snapshot for an in-memory database (fresh-memory-cluster.ts). */
   loadDataDir: Blob | undefined;
   prepareStatements: boolean;
   genericPlans: boolean;
+  planLifetimeMs: number;
   modules: PgliteModules;
 };
 
@@ -36,7 +37,7 @@ const opened = await PGlite.create({ ...where, ...modules })
 
 if (opened !== undefined) {
   const pglite = opened;
-  const statements = prepareStatements ? new PreparingPglite(pglite) : pglite;
+  const statements = prepareStatements ? new PreparingPglite(pglite, { planLifetimeMs }) : pglite;
   let tail = Promise.resolve();
   port.on("message", (request: PgliteRequest) => {
     tail = tail.then(() => answer(pglite, statements, request));
