@@ -1,6 +1,6 @@
 import pg from "pg";
-import { createRestPerRequestDriver } from "../load/rest-load.ts";
 import { runOpenLoop } from "../load/open-loop.ts";
+import { createRestPerRequestDriver } from "../load/rest-load.ts";
 import { progress } from "../phases/phase.ts";
 import { scopePostgresCpu } from "../phases/resources.ts";
 import { startSeededService } from "./seeded-service.ts";
@@ -83,7 +83,14 @@ try {
 
 /** Per table: heap blocks read or hit, index blocks read or hit, seq scans, rows they read, rows fetched by index. */
 async function tableReads(client: pg.Client): Promise<Map<string, number[]>> {
-  const { rows } = await client.query<{ relname: string; heap: string; idx: string; seq: string; seqrows: string; fetched: string }>(
+  const { rows } = await client.query<{
+    relname: string;
+    heap: string;
+    idx: string;
+    seq: string;
+    seqrows: string;
+    fetched: string;
+  }>(
     `select io.relname, io.heap_blks_hit + io.heap_blks_read as heap,
             coalesce(io.idx_blks_hit, 0) + coalesce(io.idx_blks_read, 0) as idx,
             t.seq_scan as seq, t.seq_tup_read as seqrows, coalesce(t.idx_tup_fetch, 0) as fetched

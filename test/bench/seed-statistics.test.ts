@@ -28,9 +28,9 @@ afterAll(async () => {
 });
 
 async function reltuples(table: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select reltuples::float8 as n from pg_class where oid = ${table}::regclass`.execute(
-    database.db,
-  );
+  const { rows } = await sql<{
+    n: number;
+  }>`select reltuples::float8 as n from pg_class where oid = ${table}::regclass`.execute(database.db);
   return Number(rows[0]?.n);
 }
 
@@ -43,7 +43,9 @@ describe("the benchmark's seed", () => {
     expect(await reltuples("calls")).toBe(-1);
   });
 
-  test("so a generic plan made now finds a call by its key through the index", { timeout: OPEN_TIMEOUT_MS }, async () => {
+  test("so a generic plan made now finds a call by its key through the index", {
+    timeout: OPEN_TIMEOUT_MS,
+  }, async () => {
     const plan = await database.db.connection().execute(async (connection) => {
       await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
       await sql`prepare call_by_key (text, text, text) as

@@ -43,9 +43,9 @@ async function planOfFindCall(): Promise<string> {
     database.db,
   );
   expect(rows).toHaveLength(1);
-  const explained = await sql<{ "QUERY PLAN": string }>`explain execute ${sql.id(rows[0].name)} ('a', 'live', 'c')`.execute(
-    database.db,
-  );
+  const explained = await sql<{
+    "QUERY PLAN": string;
+  }>`explain execute ${sql.id(rows[0].name)} ('a', 'live', 'c')`.execute(database.db);
   return explained.rows.map((row) => row["QUERY PLAN"]).join("\n");
 }
 

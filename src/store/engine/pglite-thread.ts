@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
+import { PLAN_LIFETIME_MS } from "./generic-plans.ts";
 import {
   type ErrorFields,
   fieldsToError,
@@ -8,7 +9,6 @@ import {
   type PgliteRequest,
 } from "./pglite-messages.ts";
 import { pgliteModules } from "./pglite-modules.ts";
-import { PLAN_LIFETIME_MS } from "./generic-plans.ts";
 
 // The service's side of the embedded database's thread (pglite-worker.ts):
 // the part of PGlite's API the dialect uses, each call a message answered by
