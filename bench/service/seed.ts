@@ -102,8 +102,8 @@ async function tablesWithRows(db: Kysely<any>): Promise<string[]> {
     order by c.relname`.execute(db);
   const held: string[] = [];
   for (const { name } of rows) {
-    const { rows: any } = await sql`select 1 from ${sql.table(name)} limit 1`.execute(db);
-    if (any.length > 0) held.push(name);
+    const { rows: sample } = await sql`select 1 from ${sql.table(name)} limit 1`.execute(db);
+    if (sample.length > 0) held.push(name);
   }
   return held;
 }
