@@ -1,10 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { seedAccount, seedCustomers } from "../../bench/service/seed.ts";
-import { envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+import type { Database } from "../../src/store/engine/database.ts";
+import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // The benchmark's seed settles the tables it filled and leaves the empty ones
 // unanalyzed: a table recorded as empty is read with a sequential scan by a
@@ -12,20 +10,16 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
 // connection lives (bench/service/seed.ts, settle).
 
 const OPEN_TIMEOUT_MS = 180_000;
-let testDatabase: TestDatabase;
+let opened: MigratedTestDatabase;
 let database: Database;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
-  database = await createDatabase(envToConfig({ ...testDatabase.env, LOG_LEVEL: "silent" }));
-  await migrateToLatest(database.db);
+  opened = await openMigratedTestDatabase();
+  database = opened.database;
   await seedAccount(database.db, new Date());
   await seedCustomers(database.db, 0, 200);
 }, OPEN_TIMEOUT_MS);
-afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
-});
+afterAll(() => opened?.close());
 
 async function reltuples(table: string): Promise<number> {
   const { rows } = await sql<{

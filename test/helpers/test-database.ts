@@ -1,5 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { envToConfig } from "../../src/config.ts";
+import { createDatabase, type Database, type DatabaseOptions } from "../../src/store/engine/database.ts";
+import { migrateToLatest } from "../../src/store/engine/migrate.ts";
 
 // Each test file gets a database of its own: a fresh PostgreSQL database when
 // DATABASE_URL is set, otherwise an in-memory embedded one (on the thread
@@ -25,6 +28,32 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env: { DATABASE_URL: url.toString() },
     drop: () => withAdminClient(base, (client) => client.query(`drop database if exists ${name} with (force)`)),
   };
+}
+
+/** The service's store on a database of the test file's own, migrated; `env` adds settings (DB_POOL_SIZE…). */
+export interface MigratedTestDatabase {
+  readonly database: Database;
+  /** Closes the store and drops the database. */
+  close(): Promise<void>;
+}
+
+export async function openMigratedTestDatabase(
+  env: Record<string, string> = {},
+  options: DatabaseOptions = {},
+): Promise<MigratedTestDatabase> {
+  const testDatabase = await createTestDatabase();
+  const database = await createDatabase(envToConfig({ ...testDatabase.env, ...env, LOG_LEVEL: "silent" }), options);
+  const close = async () => {
+    await database.close();
+    await testDatabase.drop();
+  };
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { database, close };
 }
 
 async function withAdminClient(url: string, use: (client: pg.Client) => Promise<unknown>): Promise<void> {

@@ -1,9 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+import type { Database } from "../../src/store/engine/database.ts";
+import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // A plan made while a table was recorded as empty reads it with a sequential
 // scan, and PostgreSQL makes it again only when the table's statistics change,
@@ -13,21 +11,16 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
 
 const OPEN_TIMEOUT_MS = 180_000;
 const PLAN_LIFETIME_MS = 1000;
-let testDatabase: TestDatabase;
+let opened: MigratedTestDatabase;
 let database: Database;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
   // One connection, so the plan read is the one the lookup used.
-  const config = envToConfig({ ...testDatabase.env, DB_POOL_SIZE: "1", LOG_LEVEL: "silent" });
-  database = await createDatabase(config, { planLifetimeMs: PLAN_LIFETIME_MS });
-  await migrateToLatest(database.db);
+  opened = await openMigratedTestDatabase({ DB_POOL_SIZE: "1" }, { planLifetimeMs: PLAN_LIFETIME_MS });
+  database = opened.database;
   await database.db.connection().execute((connection) => sql`vacuum analyze calls`.execute(connection));
 }, OPEN_TIMEOUT_MS);
-afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
-});
+afterAll(() => opened?.close());
 
 /** A call by its key, as the end finds it: a prepared statement with a generic plan. */
 async function findCall(callId: string): Promise<void> {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
+import type { Database } from "../../src/store/engine/database.ts";
 import { insertRequestLog, type RequestLogEntry } from "../../src/store/request-log-repository.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // Every statement with parameters is prepared once per connection under its
 // text, so the request log's batch insert must have one text whatever the
@@ -11,21 +9,15 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
 // parameters on each connection for every size n ever written.
 
 const OPEN_TIMEOUT_MS = 180_000;
-let testDatabase: TestDatabase;
+let opened: MigratedTestDatabase;
 let database: Database;
 const texts: string[] = [];
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
-  database = await createDatabase(envToConfig({ ...testDatabase.env, LOG_LEVEL: "silent" }), {
-    onQuery: (event) => texts.push(event.query.sql),
-  });
-  await migrateToLatest(database.db);
+  opened = await openMigratedTestDatabase({}, { onQuery: (event) => texts.push(event.query.sql) });
+  database = opened.database;
 }, OPEN_TIMEOUT_MS);
-afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
-});
+afterAll(() => opened?.close());
 
 const entry = (n: number): RequestLogEntry => ({
   keyId: `key_${n}`,

@@ -1,9 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
+import type { Database } from "../../src/store/engine/database.ts";
+import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // An end that saves a variable the customer already holds rewrites its row.
 // That is a HOT update (one page, no index entry) only when no index holds a
@@ -13,18 +11,14 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
 // `npm run bench:cost` counts the HOT updates of a real workload.
 
 const OPEN_TIMEOUT_MS = 180_000;
-let testDatabase: TestDatabase;
+let opened: MigratedTestDatabase;
 let database: Database;
 
 beforeAll(async () => {
-  testDatabase = await createTestDatabase();
-  database = await createDatabase(envToConfig({ ...testDatabase.env, LOG_LEVEL: "silent" }));
-  await migrateToLatest(database.db);
+  opened = await openMigratedTestDatabase();
+  database = opened.database;
 }, OPEN_TIMEOUT_MS);
-afterAll(async () => {
-  await database?.close();
-  await testDatabase?.drop();
-});
+afterAll(() => opened?.close());
 
 describe("the variables table", () => {
   test("has one index, its primary key on (customer_id, name)", async () => {
