@@ -19,7 +19,9 @@ const seconds = Number(process.argv[4] ?? 20);
 
 const { service, keys, workload, stamp, close } = await startSeededService(10_000, 10);
 scopePostgresCpu(stamp);
-const observer = new pg.Client({ connectionString: benchUrl(stamp) });
+const observing = benchUrl(stamp);
+progress(`observing ${observing.pathname}`);
+const observer = new pg.Client({ connectionString: observing.toString() });
 await observer.connect();
 try {
   const driver = createRestPerRequestDriver(service.url, keys);
@@ -99,9 +101,9 @@ async function tableReads(client: pg.Client): Promise<Map<string, number[]>> {
   return new Map(rows.map((r) => [r.relname, [r.heap, r.idx, r.seq, r.seqrows, r.fetched].map(Number)]));
 }
 
-function benchUrl(stamp: string): string {
+/** The run's database (cc_bench_<stamp>, bench-database.ts) on DATABASE_URL's server. */
+function benchUrl(stamp: string): URL {
   const url = new URL(process.env.DATABASE_URL ?? "");
   url.pathname = `/cc_bench_${stamp}`;
-  progress(`observing ${url.pathname}`);
-  return url.toString();
+  return url;
 }
