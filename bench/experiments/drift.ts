@@ -17,11 +17,10 @@ const rate = Number(process.argv[2] ?? 300);
 const slices = Number(process.argv[3] ?? 8);
 const seconds = Number(process.argv[4] ?? 20);
 
-const { service, keys, workload, stamp, close } = await startSeededService(10_000, 10);
+const { service, keys, workload, stamp, databaseEnv, close } = await startSeededService(10_000, 10);
 scopePostgresCpu(stamp);
-const observing = benchUrl(stamp);
-progress(`observing ${observing.pathname}`);
-const observer = new pg.Client({ connectionString: observing.toString() });
+progress(`observing cc_bench_${stamp}`);
+const observer = new pg.Client({ connectionString: databaseEnv.DATABASE_URL });
 await observer.connect();
 try {
   const driver = createRestPerRequestDriver(service.url, keys);
@@ -99,11 +98,4 @@ async function tableReads(client: pg.Client): Promise<Map<string, number[]>> {
      from pg_statio_user_tables io join pg_stat_user_tables t using (relid)`,
   );
   return new Map(rows.map((r) => [r.relname, [r.heap, r.idx, r.seq, r.seqrows, r.fetched].map(Number)]));
-}
-
-/** The run's database (cc_bench_<stamp>, bench-database.ts) on DATABASE_URL's server. */
-function benchUrl(stamp: string): URL {
-  const url = new URL(process.env.DATABASE_URL ?? "");
-  url.pathname = `/cc_bench_${stamp}`;
-  return url;
 }

@@ -15,6 +15,8 @@ export interface SeededService {
   readonly workload: Workload;
   /** Names the run's database (cc_bench_<stamp>). */
   readonly stamp: string;
+  /** What the server was given to reach that database (DATABASE_URL). */
+  readonly databaseEnv: Readonly<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -31,7 +33,8 @@ export async function startSeededService(customers: number, keyCount: number): P
     await seedPopulation(database, 0, customers);
     await service.start();
     const keys = await createApiKeys(service.url, adminToken, keyCount);
-    return { service, keys, workload: createWorkload({ population: customers, runTag: stamp }), stamp, close };
+    const workload = createWorkload({ population: customers, runTag: stamp });
+    return { service, keys, workload, stamp, databaseEnv: database.env, close };
   } catch (error) {
     await close();
     throw error;
