@@ -60,11 +60,14 @@ export async function findCandidates(
       ) as w (kind, namespace, value)
     ),
     hits as (
-      select i.customer_id, i.kind
+      select i.customer_id, w.kind
       from wanted w
-      join customer_identifiers i
-        on i.account_id = ${accountId} and i.mode = ${mode}
-        and i.kind = w.kind and i.namespace = w.namespace and i.value = w.value
+      cross join lateral (
+        select i.customer_id from customer_identifiers i
+        where i.account_id = ${accountId} and i.mode = ${mode}
+          and i.kind = w.kind and i.namespace = w.namespace and i.value = w.value
+        limit 1
+      ) i
       union all
       -- In the same statement as the rest: a merge that commits between two statements would
       -- otherwise leave the ref naming neither the merged customer nor its survivor.
@@ -83,18 +86,25 @@ export async function findCandidates(
       bool_or(h.kind = 'ani') as ani,
       bool_or(h.kind = 'external_id') as external_id,
       bool_or(h.kind = 'customer_ref') as customer_ref,
-      exists (select 1 from intents i where i.customer_id = c.id and i.status = 'open') as has_open_intent,
-      exists (select 1 from customer_dnis d where d.customer_id = c.id and d.dnis = ${hints.dnisKey ?? null}::text)
+      exists (select 1 from intents i where i.customer_id = c.id and i.status = 'open' offset 0) as has_open_intent,
+      exists (select 1 from customer_dnis d where d.customer_id = c.id and d.dnis = ${hints.dnisKey ?? null}::text offset 0)
         as called_dnis
     from hits h
-    join customers c on c.id = h.customer_id
-    where c.account_id = ${accountId} and c.mode = ${mode} and c.last_call_at >= ${matchableSince}
+    cross join lateral (
+      select c.id, c.last_call_at from customers c
+      where c.id = h.customer_id and c.account_id = ${accountId} and c.mode = ${mode}
+        and c.last_call_at >= ${matchableSince}
+      limit 1
+    ) c
     group by c.id, c.last_call_at
     )
     select exists (
-        select 1 from forget_me_marks m
-        where m.account_id = ${accountId} and m.mode = ${mode}
-          and m.identifier_hash = any(${forgetMeHashes}::text[])
+        select 1 from unnest(${forgetMeHashes}::text[]) as wanted_mark (hash)
+        cross join lateral (
+          select 1 from forget_me_marks m
+          where m.account_id = ${accountId} and m.mode = ${mode} and m.identifier_hash = wanted_mark.hash
+          limit 1
+        ) m
       ) as forgotten, found.*
     from (select 1) one left join found on true
   `,

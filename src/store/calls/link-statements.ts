@@ -45,6 +45,7 @@ export function linkIdentifiers(
       where held.account_id = ${accountId} and held.mode = ${mode} and held.kind = w.kind
         and held.namespace = w.namespace and held.value = w.value
         and held.customer_id = ${customerId} and held.last_seen_at > ${refreshedSince(now)}
+      offset 0
     )
     on conflict (account_id, mode, kind, namespace, value) do update
       set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at

@@ -3,13 +3,14 @@ import { type InflightQueryAbortStrategy, Kysely, type LogEvent, PostgresDialect
 import pg from "pg";
 import type { Config } from "../../config.ts";
 import type { Schema } from "../schema.ts";
+import { readBlocksTouched } from "./blocks-touched.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
-import { GENERIC_PLANS_OPTION, GENERIC_PLANS_STATEMENT, PLAN_LIFETIME_MS } from "./generic-plans.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
+import { planSettingsOption, planSettingsStatement } from "./plan-settings.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
 
@@ -30,6 +31,8 @@ export interface Database {
   ping(): Promise<void>;
   /** The connection pool's use, for metrics; undefined for the embedded database's single connection. */
   poolStats(): PoolStats | undefined;
+  /** Blocks the database has touched so far, by every session (blocks-touched.ts), for metrics. */
+  blocksTouched(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -51,18 +54,15 @@ export interface DatabaseOptions {
   readonly prepareStatements?: boolean;
   /**
    * PostgreSQL's plan cache keeps one generic plan per prepared statement (the
-   * default; generic-plans.ts). False leaves it to choose, for the benchmark's A/B.
+   * default; plan-settings.ts). False leaves it to choose, for the benchmark's A/B.
    */
   readonly genericPlans?: boolean;
-  /** How long a connection keeps its plans (generic-plans.ts); tests shorten it. */
-  readonly planLifetimeMs?: number;
 }
 
 export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
   const target = config.database;
   const prepareStatements = options.prepareStatements ?? true;
   const genericPlans = options.genericPlans ?? true;
-  const planLifetimeMs = options.planLifetimeMs ?? PLAN_LIFETIME_MS;
   if (target.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: target.url,
@@ -71,9 +71,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       connectionTimeoutMillis: config.statementTimeoutMs,
       Client: prepareStatements ? PreparingClient : pg.Client,
       // A DATABASE_URL's own `options` parameter takes the place of this one.
-      options: genericPlans ? GENERIC_PLANS_OPTION : undefined,
-      // A connection's plans are made again on its replacement (generic-plans.ts, PLAN_LIFETIME_MS).
-      maxLifetimeSeconds: Math.max(1, Math.round(planLifetimeMs / 1000)),
+      options: planSettingsOption(genericPlans),
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
@@ -90,7 +88,6 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
   const { pglite, release } = await openPglite(target.dataDir, target.thread, {
     prepareStatements,
     genericPlans,
-    planLifetimeMs,
   });
   return wrap(
     new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
@@ -111,7 +108,6 @@ interface OpenPglite {
 interface EmbeddedStatements {
   readonly prepareStatements: boolean;
   readonly genericPlans: boolean;
-  readonly planLifetimeMs: number;
 }
 
 /**
@@ -141,12 +137,12 @@ async function openPglite(
 
 async function openOnMainThread(
   dataDir: string,
-  { prepareStatements, genericPlans, planLifetimeMs }: EmbeddedStatements,
+  { prepareStatements, genericPlans }: EmbeddedStatements,
 ): Promise<OpenPglite["pglite"]> {
   const where = dataDir === ":memory:" ? { loadDataDir: await freshMemoryCluster() } : { dataDir };
   const pglite = await PGlite.create({ ...where, ...(await pgliteModules()) });
-  if (genericPlans) await pglite.exec(GENERIC_PLANS_STATEMENT);
-  return prepareStatements ? new PreparingPglite(pglite, { planLifetimeMs }) : pglite;
+  await pglite.exec(planSettingsStatement(genericPlans));
+  return prepareStatements ? new PreparingPglite(pglite) : pglite;
 }
 
 function wrap(
@@ -161,6 +157,7 @@ function wrap(
     kind,
     inflightAbort: kind === "postgres" ? "cancel query" : "ignore query",
     poolStats,
+    blocksTouched: () => readBlocksTouched(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -1,6 +1,5 @@
 import { Worker } from "node:worker_threads";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
-import { PLAN_LIFETIME_MS } from "./generic-plans.ts";
 import {
   type ErrorFields,
   fieldsToError,
@@ -75,18 +74,14 @@ export class PgliteThread implements PgliteQueryable {
   /**
    * Starts the thread and opens PGlite on `dataDir` (":memory:" in memory) in
    * it; with `prepareStatements` (the default) through PreparingPglite, and
-   * with `genericPlans` (the default) one plan kept per prepared statement,
-   * made again every `planLifetimeMs`.
+   * with `genericPlans` (the default) one plan kept per prepared statement.
    */
-  static async open(
-    dataDir: string,
-    { prepareStatements = true, genericPlans = true, planLifetimeMs = PLAN_LIFETIME_MS } = {},
-  ): Promise<PgliteThread> {
+  static async open(dataDir: string, { prepareStatements = true, genericPlans = true } = {}): Promise<PgliteThread> {
     const modules = await pgliteModules();
     // A Blob crosses to the thread without copying its bytes.
     const loadDataDir = dataDir === ":memory:" ? await freshMemoryCluster() : undefined;
     const worker = new Worker(WORKER_URL, {
-      workerData: { dataDir, loadDataDir, prepareStatements, genericPlans, planLifetimeMs, modules },
+      workerData: { dataDir, loadDataDir, prepareStatements, genericPlans, modules },
     });
     try {
       await opening(worker);

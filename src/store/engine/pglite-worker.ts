@@ -1,9 +1,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
-import { GENERIC_PLANS_STATEMENT } from "./generic-plans.ts";
 import { errorToFields, type PgliteAnswer, type PgliteOpening, type PgliteRequest } from "./pglite-messages.ts";
 import type { PgliteModules } from "./pglite-modules.ts";
 import type { PgliteQueryable } from "./pglite-thread.ts";
+import { planSettingsStatement } from "./plan-settings.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
 
 // The embedded database on a thread of its own, so its WASM and the service's
@@ -13,20 +13,19 @@ import { PreparingPglite } from "./preparing-pglite.ts";
 
 const port = parentPort;
 if (port === null) throw new Error("pglite-worker.ts runs as a worker thread (see pglite-thread.ts)");
-const { dataDir, loadDataDir, prepareStatements, genericPlans, planLifetimeMs, modules } = workerData as {
+const { dataDir, loadDataDir, prepareStatements, genericPlans, modules } = workerData as {
   dataDir: string;
   /** A fresh cluster's snapshot for an in-memory database (fresh-memory-cluster.ts). */
   loadDataDir: Blob | undefined;
   prepareStatements: boolean;
   genericPlans: boolean;
-  planLifetimeMs: number;
   modules: PgliteModules;
 };
 
 const where = dataDir === ":memory:" ? { loadDataDir } : { dataDir };
 const opened = await PGlite.create({ ...where, ...modules })
   .then(async (pglite) => {
-    if (genericPlans) await pglite.exec(GENERIC_PLANS_STATEMENT);
+    await pglite.exec(planSettingsStatement(genericPlans));
     return pglite;
   })
   .catch((error: unknown) => {
@@ -37,7 +36,7 @@ const opened = await PGlite.create({ ...where, ...modules })
 
 if (opened !== undefined) {
   const pglite = opened;
-  const statements = prepareStatements ? new PreparingPglite(pglite, { planLifetimeMs }) : pglite;
+  const statements = prepareStatements ? new PreparingPglite(pglite) : pglite;
   let tail = Promise.resolve();
   port.on("message", (request: PgliteRequest) => {
     tail = tail.then(() => answer(pglite, statements, request));

@@ -1,5 +1,4 @@
 import { messages, type PGlite, parse, protocol } from "@electric-sql/pglite";
-import { PLAN_LIFETIME_MS } from "./generic-plans.ts";
 import type { PgliteQueryable, PgliteResult } from "./pglite-thread.ts";
 
 // PGlite's query() parses, analyses and plans every statement afresh, in
@@ -7,10 +6,8 @@ import type { PgliteQueryable, PgliteResult } from "./pglite-thread.ts";
 // statement with parameters once, as a named statement, and then binds and
 // executes it by name in a single entry; a statement without parameters
 // (begin, commit, DDL) is parsed and run in a single entry too. It lives
-// beside PGlite (on the database's thread), whose one session holds the names.
-// The session is never replaced, so it discards its plans every
-// PLAN_LIFETIME_MS: a statement's next run plans it for the tables as they are
-// then (generic-plans.ts).
+// beside PGlite (on the database's thread), whose one session holds the names
+// and their plans for as long as it lives (plan-settings.ts).
 
 /** More distinct statements than the service sends; past it, the least recently used is closed. */
 const DEFAULT_CAPACITY = 500;
@@ -27,13 +24,10 @@ export class PreparingPglite implements PgliteQueryable {
   /** By statement text, least recently used first. */
   readonly #prepared = new Map<string, Prepared>();
   #nextName = 1;
-  readonly #planLifetimeMs: number;
-  #plansSince = performance.now();
 
-  constructor(pglite: PGlite, { capacity = DEFAULT_CAPACITY, planLifetimeMs = PLAN_LIFETIME_MS } = {}) {
+  constructor(pglite: PGlite, { capacity = DEFAULT_CAPACITY } = {}) {
     this.#pglite = pglite;
     this.#capacity = capacity;
-    this.#planLifetimeMs = planLifetimeMs;
   }
 
   /** Statements prepared now; tests read it. */
@@ -45,7 +39,6 @@ export class PreparingPglite implements PgliteQueryable {
     if (this.#pglite.closed) return Promise.reject(new Error("PGlite is closed"));
     return this.#pglite.runExclusive(async () => {
       try {
-        await this.#discardOldPlans();
         const answer = params.length === 0 ? await this.#runOnce(text) : await this.#runPrepared(text, params);
         const result = parse.parseResults(answer, this.#pglite.parsers)[0];
         return { rows: (result?.rows ?? []) as R[], affectedRows: result?.affectedRows };
@@ -59,21 +52,6 @@ export class PreparingPglite implements PgliteQueryable {
 
   close(): Promise<void> {
     return this.#pglite.close();
-  }
-
-  /**
-   * Before a statement, once the plans are PLAN_LIFETIME_MS old. Its own failure is not the statement's: in a
-   * transaction that already failed it is refused until the rollback, and is tried again before the next statement.
-   */
-  async #discardOldPlans(): Promise<void> {
-    const now = performance.now();
-    if (now - this.#plansSince < this.#planLifetimeMs) return;
-    const { serialize } = protocol;
-    const { messages: answer } = await this.#pglite.execProtocol(
-      concat([serialize.parse({ text: "discard plans" }), serialize.bind({}), ...portalAndSync()]),
-      { throwOnError: false },
-    );
-    if (!answer.some((message) => message instanceof messages.DatabaseError)) this.#plansSince = now;
   }
 
   async #runOnce(text: string): Promise<messages.BackendMessage[]> {
