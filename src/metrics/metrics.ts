@@ -35,7 +35,7 @@ export type RpcStatusLabel = "rpc_grpc_status_code" | "rpc_connect_rpc_error_cod
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export function createMetrics(
-  database: Pick<Database, "poolStats">,
+  database: Pick<Database, "poolStats" | "blocksTouched">,
   admission?: Pick<AdmissionControl, "stats">,
 ): Metrics {
   const registry = new Registry();
@@ -64,6 +64,18 @@ export function createMetrics(
     collect() {
       const stats = pool();
       if (stats !== undefined) this.set(stats.waiting);
+    },
+  });
+  new Counter({
+    name: "db_blocks_touched_total",
+    help: "Blocks of the service's database read or found in shared buffers, by every session (pg_stat_database)",
+    registers,
+    async collect() {
+      // The database keeps the count; a scrape copies it. One that fails leaves the last one read.
+      const blocks = await database.blocksTouched().catch(() => undefined);
+      if (blocks === undefined) return;
+      this.reset();
+      this.inc(blocks);
     },
   });
   return {

@@ -89,6 +89,18 @@ describe("GET /metrics", () => {
     expect(after.value("http_server_request_duration_seconds_count", scrapeSeries)).toBe(0);
   });
 
+  test("the database's blocks touched grow with the calls it serves, as the database counts them", async () => {
+    const { apiKey } = await createAccountWithKey(server.url);
+    const before = (await scrape()).value("db_blocks_touched_total");
+    expect(before).toBeGreaterThan(0);
+    for (let n = 0; n < 5; n++) expect((await calls.start("rest", apiKey, startBody())).status).toBe(200);
+    // PostgreSQL's other sessions report their counts within a second of going idle.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const after = (await scrape()).value("db_blocks_touched_total");
+    // Five starts touch tens of blocks each.
+    expect(after - before).toBeGreaterThan(5 * 10);
+  });
+
   test("the dashboard's pages are counted by their route template, never by a path holding a token", async () => {
     const token = randomUUID();
     const before = await scrape();
