@@ -5,10 +5,15 @@ import { BENCH_ACCOUNT_ID } from "../load/population.ts";
 // rotating over enough keys keeps the rate limit running on every request
 // without refusing any.
 
-export async function createApiKeys(baseUrl: string, adminToken: string, count: number): Promise<string[]> {
+export async function createApiKeys(
+  baseUrl: string,
+  adminToken: string,
+  count: number,
+  accountId = BENCH_ACCOUNT_ID,
+): Promise<string[]> {
   const keys: string[] = [];
   for (let n = 0; n < count; n++) {
-    const response = await fetch(new URL(`/admin/v1/accounts/${BENCH_ACCOUNT_ID}/keys`, baseUrl), {
+    const response = await fetch(new URL(`/admin/v1/accounts/${accountId}/keys`, baseUrl), {
       method: "POST",
       headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ kind: "test" }),

@@ -1,0 +1,214 @@
+import { parseArgs } from "node:util";
+import { sql } from "kysely";
+import { type CallDriver, failureLabel } from "../load/call-driver.ts";
+import { createLatencyRecorder } from "../load/histogram.ts";
+import { createRestDriver } from "../load/rest-load.ts";
+import { createWorkload, type Workload } from "../load/workload.ts";
+import { measurePgbench } from "../phases/pgbench-anchor.ts";
+import { progress } from "../phases/phase.ts";
+import { createApiKeys } from "../service/api-keys.ts";
+import { type BenchDatabase, createBenchDatabase } from "../service/bench-database.ts";
+import { randomToken } from "../service/server-process.ts";
+import { createService, type Service } from "../service/service.ts";
+
+// `npm run bench:growth`: one account grown through the service's own API, on
+// a freshly migrated database with the server's defaults and nothing analyzed
+// by the benchmark, measured as it grows. At each size a closed loop of calls
+// (80 % from callers the account holds, 20 % new, as in `npm run bench`)
+// reports calls/s, the start's p99 and the database blocks touched per call
+// (the service's db_blocks_touched_total: PostgreSQL's own count, on either
+// engine). Blocks are counted, not timed: stable on a busy machine. The first
+// measured size follows its growth at once, so the loop at 1,000 callers runs
+// within a minute of the seed, on the statistics a new deployment has.
+//
+//   npm run bench:growth -- [--sizes 1000,10000,100000] [--seconds 10] [--concurrency 16]
+//
+// DATABASE_URL names the PostgreSQL server (its autovacuum setting is printed
+// with the figures); unset, the embedded database.
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "1000,10000,100000" },
+    seconds: { type: "string", default: "10" },
+    concurrency: { type: "string", default: "16" },
+    keys: { type: "string", default: "16" },
+  },
+});
+const SIZES = (values.sizes ?? "").split(",").map(Number);
+const SECONDS = Number(values.seconds);
+const CONCURRENCY = Number(values.concurrency);
+/** The Scale tier allows 10,000 requests a minute per key: enough keys that the rate limit refuses none. */
+const KEYS = Number(values.keys);
+const BLOCKS_GROWTH_LIMIT = 1.2;
+const PGBENCH_SHARE = 0.25;
+/** PostgreSQL's other sessions report their counts within a second of going idle. */
+const STATS_SETTLE_MS = 1500;
+
+interface SizePoint {
+  readonly callers: number;
+  readonly callsPerSecond: number;
+  readonly startP99Ms: number;
+  readonly blocksPerCall: number;
+  readonly failed: number;
+}
+
+async function main(): Promise<void> {
+  const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+  const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
+  const autovacuum = await autovacuumOf(database);
+  progress(`database: ${database.kind} ${database.name}, autovacuum ${autovacuum}`);
+  const pgbench = await measurePgbench(database, process.env.DATABASE_URL, {
+    clients: CONCURRENCY,
+    seconds: SECONDS,
+    stamp,
+  });
+  const adminToken = randomToken();
+  const service = createService({ databaseEnv: database.env, adminToken, postgres: database.kind === "postgres" });
+  try {
+    await service.start();
+    const accountId = await createAccount(service.url, adminToken);
+    const keys = await createApiKeys(service.url, adminToken, KEYS, accountId);
+    const workload = createWorkload({ population: 0, runTag: stamp });
+    const points: SizePoint[] = [];
+    for (const size of SIZES) {
+      await grow(createRestDriver(service.url, keys, CONCURRENCY), workload, size);
+      points.push(await measure(service, createRestDriver(service.url, keys, CONCURRENCY), workload));
+    }
+    const tps = "tps" in pgbench ? pgbench.tps : undefined;
+    process.stdout.write(report(database, autovacuum, points, tps));
+  } finally {
+    await service.stop().catch(() => {});
+    await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
+  }
+}
+
+/** A Scale account with credits for every call of the run, made as an operator makes one. */
+async function createAccount(baseUrl: string, adminToken: string): Promise<string> {
+  const response = await fetch(new URL("/admin/v1/accounts", baseUrl), {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({ name: "Growth", tier: "scale", quota: 100_000_000 }),
+  });
+  const body = (await response.json()) as { account?: { account_id?: string } };
+  const id = body.account?.account_id;
+  if (response.status !== 200 || id === undefined) throw new Error(`creating the account: ${JSON.stringify(body)}`);
+  return id;
+}
+
+/** New callers call (a start and an end each) until the account holds `size` of them. */
+async function grow(driver: CallDriver, workload: Workload, size: number): Promise<void> {
+  const began = performance.now();
+  const from = workload.grown;
+  const worker = async () => {
+    while (workload.grown < size) {
+      const call = workload.nextGrowth();
+      await driver.end(call, await driver.start(call));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  } finally {
+    await driver.close();
+  }
+  const seconds = (performance.now() - began) / 1000;
+  progress(`grew ${from} -> ${workload.grown} callers through the API in ${seconds.toFixed(1)} s`);
+}
+
+/** A closed loop of whole calls for SECONDS; blocks from the service's metric before and after. */
+async function measure(service: Service, driver: CallDriver, workload: Workload): Promise<SizePoint> {
+  const callers = workload.grown;
+  const blocksBefore = await blocksTouched(service);
+  const starts = createLatencyRecorder();
+  let calls = 0;
+  let failed = 0;
+  const began = performance.now();
+  const until = began + SECONDS * 1000;
+  const worker = async () => {
+    while (performance.now() < until) {
+      const call = workload.next();
+      try {
+        const sent = performance.now();
+        const ref = await driver.start(call);
+        starts.record(performance.now() - sent);
+        await driver.end(call, ref);
+        calls++;
+      } catch (error) {
+        failed++;
+        progress(`  failed: ${failureLabel(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - began) / 1000;
+  await driver.close();
+  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+  const blocks = (await blocksTouched(service)) - blocksBefore;
+  const point = {
+    callers,
+    callsPerSecond: calls / seconds,
+    startP99Ms: starts.summary().p99Ms,
+    blocksPerCall: blocks / Math.max(1, calls),
+    failed,
+  };
+  progress(
+    `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call`,
+  );
+  return point;
+}
+
+async function blocksTouched(service: Service): Promise<number> {
+  const text = await (await fetch(`${service.metricsUrl}/metrics`)).text();
+  const match = /^db_blocks_touched_total (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
+  if (match === null) throw new Error("the service's /metrics has no db_blocks_touched_total");
+  return Number(match[1]);
+}
+
+async function autovacuumOf(database: BenchDatabase): Promise<string> {
+  if (database.kind === "pglite") return "none (the embedded database has no autovacuum)";
+  const opened = await database.open();
+  try {
+    const { rows } = await sql<{ autovacuum: string }>`show autovacuum`.execute(opened.db);
+    return rows[0]?.autovacuum ?? "unknown";
+  } finally {
+    await opened.close();
+  }
+}
+
+function report(database: BenchDatabase, autovacuum: string, points: SizePoint[], tps: number | undefined): string {
+  const lines = [
+    "",
+    `Growth through the API: ${database.kind}, autovacuum ${autovacuum}; seeded through the service, nothing analyzed by the benchmark`,
+    `closed loop of ${CONCURRENCY} callers over REST, ${SECONDS} s per size; a call is a start and an end`,
+    "",
+    "| callers | calls/s | start p99 ms | blocks per call | failed |",
+    "|---|---|---|---|---|",
+    ...points.map(
+      (p) =>
+        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} | ${p.failed} |`,
+    ),
+    "",
+  ];
+  const first = points[0];
+  const last = points.at(-1);
+  if (first !== undefined && last !== undefined && last !== first) {
+    const ratio = last.blocksPerCall / first.blocksPerCall;
+    const met = ratio <= BLOCKS_GROWTH_LIMIT;
+    lines.push(
+      `blocks per call at ${last.callers} callers <= ${BLOCKS_GROWTH_LIMIT} x at ${first.callers}: ${ratio.toFixed(2)} x ${met ? "MET" : "NOT MET"}`,
+    );
+  }
+  if (first !== undefined && tps !== undefined) {
+    const share = first.callsPerSecond / tps;
+    lines.push(
+      `closed loop at ${first.callers} callers (right after the seed) >= ${PGBENCH_SHARE} x pgbench (${tps.toFixed(0)} tps): ${share.toFixed(3)} x ${share >= PGBENCH_SHARE ? "MET" : "NOT MET"}`,
+    );
+  }
+  const failed = points.reduce((n, p) => n + p.failed, 0);
+  lines.push(`failed calls: ${failed} ${failed === 0 ? "MET" : "NOT MET"}`, "");
+  return lines.join("\n");
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exitCode = 1;
+});
