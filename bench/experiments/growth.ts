@@ -50,6 +50,8 @@ interface SizePoint {
   readonly startP99Ms: number;
   readonly blocksPerCall: number;
   readonly failed: number;
+  /** PostgreSQL only: blocks per call by table and index, most first. */
+  readonly byRelation?: readonly [string, number][];
 }
 
 async function main(): Promise<void> {
@@ -64,19 +66,22 @@ async function main(): Promise<void> {
   });
   const adminToken = randomToken();
   const service = createService({ databaseEnv: database.env, adminToken, postgres: database.kind === "postgres" });
+  let relations: RelationBlocks | undefined;
   try {
     await service.start();
     const accountId = await createAccount(service.url, adminToken);
     const keys = await createApiKeys(service.url, adminToken, KEYS, accountId);
     const workload = createWorkload({ population: 0, runTag: stamp });
     const points: SizePoint[] = [];
+    relations = database.kind === "postgres" ? await openRelationBlocks(database) : undefined;
     for (const size of SIZES) {
       await grow(createRestDriver(service.url, keys, CONCURRENCY), workload, size);
-      points.push(await measure(service, createRestDriver(service.url, keys, CONCURRENCY), workload));
+      points.push(await measure(service, createRestDriver(service.url, keys, CONCURRENCY), workload, relations));
     }
     const tps = "tps" in pgbench ? pgbench.tps : undefined;
     process.stdout.write(report(database, autovacuum, points, tps));
   } finally {
+    await relations?.close();
     await service.stop().catch(() => {});
     await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
   }
@@ -115,9 +120,15 @@ async function grow(driver: CallDriver, workload: Workload, size: number): Promi
 }
 
 /** A closed loop of whole calls for SECONDS; blocks from the service's metric before and after. */
-async function measure(service: Service, driver: CallDriver, workload: Workload): Promise<SizePoint> {
+async function measure(
+  service: Service,
+  driver: CallDriver,
+  workload: Workload,
+  relations: RelationBlocks | undefined,
+): Promise<SizePoint> {
   const callers = workload.grown;
   const blocksBefore = await blocksTouched(service);
+  const relationsBefore = await relations?.read();
   const starts = createLatencyRecorder();
   let calls = 0;
   let failed = 0;
@@ -143,12 +154,15 @@ async function measure(service: Service, driver: CallDriver, workload: Workload)
   await driver.close();
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
   const blocks = (await blocksTouched(service)) - blocksBefore;
+  const relationsAfter = await relations?.read();
   const point = {
     callers,
     callsPerSecond: calls / seconds,
     startP99Ms: starts.summary().p99Ms,
     blocksPerCall: blocks / Math.max(1, calls),
     failed,
+    byRelation:
+      relationsBefore && relationsAfter ? perCall(relationsBefore, relationsAfter, Math.max(1, calls)) : undefined,
   };
   progress(
     `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call`,
@@ -161,6 +175,34 @@ async function blocksTouched(service: Service): Promise<number> {
   const match = /^db_blocks_touched_total (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
   if (match === null) throw new Error("the service's /metrics has no db_blocks_touched_total");
   return Number(match[1]);
+}
+
+/** Each table's and index's blocks touched so far (pg_statio_user_tables and _indexes), read from this process. */
+interface RelationBlocks {
+  read(): Promise<Map<string, number>>;
+  close(): Promise<void>;
+}
+
+async function openRelationBlocks(database: BenchDatabase): Promise<RelationBlocks> {
+  const opened = await database.open();
+  return {
+    async read() {
+      const { rows } = await sql<{ name: string; blocks: string }>`
+        select relname as name, (coalesce(heap_blks_read, 0) + coalesce(heap_blks_hit, 0))::text as blocks
+        from pg_statio_user_tables
+        union all
+        select indexrelname, (idx_blks_read + idx_blks_hit)::text from pg_statio_user_indexes`.execute(opened.db);
+      return new Map(rows.map((row) => [row.name, Number(row.blocks)]));
+    },
+    close: () => opened.close(),
+  };
+}
+
+function perCall(before: Map<string, number>, after: Map<string, number>, calls: number): [string, number][] {
+  return [...after]
+    .map(([name, blocks]): [string, number] => [name, (blocks - (before.get(name) ?? 0)) / calls])
+    .filter(([, blocks]) => blocks >= 0.5)
+    .sort((a, b) => b[1] - a[1]);
 }
 
 async function autovacuumOf(database: BenchDatabase): Promise<string> {
@@ -188,6 +230,20 @@ function report(database: BenchDatabase, autovacuum: string, points: SizePoint[]
     ),
     "",
   ];
+  const names = [...new Set(points.flatMap((p) => (p.byRelation ?? []).map(([name]) => name)))];
+  if (names.length > 0) {
+    lines.push(
+      "blocks per call by table and index (pg_statio_user_tables, _indexes):",
+      "",
+      `| relation | ${points.map((p) => p.callers).join(" | ")} |`,
+      `|---|${points.map(() => "---").join("|")}|`,
+      ...names.map((name) => {
+        const cells = points.map((p) => (p.byRelation?.find(([n]) => n === name)?.[1] ?? 0).toFixed(1));
+        return `| ${name} | ${cells.join(" | ")} |`;
+      }),
+      "",
+    );
+  }
   const first = points[0];
   const last = points.at(-1);
   if (first !== undefined && last !== undefined && last !== first) {
