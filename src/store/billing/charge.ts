@@ -3,7 +3,7 @@ import { firstSlotToTry } from "../../domain/quota-slots.ts";
 import { type Charge, refuse } from "../calls/call-statement.ts";
 import type { Db } from "../engine/database.ts";
 import { lastOf } from "../engine/shared-parameters.ts";
-import { accountAllowance, periodParameter, slotCredits } from "./quota-slots.ts";
+import { allowanceOf, periodParameter, slotCredits } from "./quota-slots.ts";
 
 /** The SQLSTATE a statement raises to undo itself when the account has no credit left. */
 const NO_CREDIT = "CC402";
@@ -28,20 +28,19 @@ export function chargeCte(
   if (charge === undefined) return sql`select null::integer as credits_left where false`;
   const accountId = accountParameter(charge);
   const period = periodParameter(now);
-  const allowance = accountAllowance(accountId, charge.allowance);
-  const others = sql`(select coalesce(sum(${slotCredits("o", period, sql`a.allowance`)}), 0)::int
+  const allowance = allowanceOf(accountId, charge.allowance);
+  const others = sql`(select coalesce(sum(${slotCredits("o", period, allowance)}), 0)::int
     from quota_slots o where o.account_id = ${accountId} and o.slot <> q.slot)`;
   return sql`
-    update quota_slots q set remaining = ${slotCredits("q", period, sql`a.allowance`)} - 1,
+    update quota_slots q set remaining = ${slotCredits("q", period, allowance)} - 1,
       period = greatest(q.period, ${period})
-    from ${allowance} a
     where q.account_id = ${accountId} and q.slot = (
-        select s.slot from quota_slots s, ${allowance} sa
-        where s.account_id = ${accountId} and ${slotCredits("s", period, sql`sa.allowance`)} > 0
+        select s.slot from quota_slots s
+        where s.account_id = ${accountId} and ${slotCredits("s", period, allowance)} > 0
         order by s.slot >= ${firstSlotToTry()} desc, s.slot
         limit 1
       )
-      and ${slotCredits("q", period, sql`a.allowance`)} > 0 and ${when} and ${afterWrites}
+      and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
     returning q.remaining + ${others} as credits_left
   `;
 }
@@ -49,8 +48,8 @@ export function chargeCte(
 /** Whether the account had a credit in any slot in the statement's snapshot. */
 function hadCredit(charge: Charge, now: Date): RawBuilder<boolean> {
   const accountId = accountParameter(charge);
-  return sql<boolean>`exists (select 1 from quota_slots s, ${accountAllowance(accountId, charge.allowance)} a
-    where s.account_id = ${accountId} and ${slotCredits("s", periodParameter(now), sql`a.allowance`)} > 0)`;
+  return sql<boolean>`exists (select 1 from quota_slots s
+    where s.account_id = ${accountId} and ${slotCredits("s", periodParameter(now), allowanceOf(accountId, charge.allowance))} > 0)`;
 }
 
 /** The charged account as one parameter of every part of the statement that names it (compileOnce). */

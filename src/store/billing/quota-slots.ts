@@ -38,6 +38,16 @@ export function accountAllowance(
   return sql`(select ${tierAllowance(sql`tier`, allowance)} as allowance from accounts where id = ${accountId})`;
 }
 
+/**
+ * The account's monthly allowance as a value: a subquery that PostgreSQL runs
+ * at most once per statement (an InitPlan), and only when a slot is renewed,
+ * never once per slot row as a joined table may be (the join's order is the
+ * planner's choice, and turned on the tables' statistics).
+ */
+export function allowanceOf(accountId: string | RawBuilder<string>, allowance: MonthlyAllowance): RawBuilder<number> {
+  return sql<number>`(select ${tierAllowance(sql`tier`, allowance)} from accounts where id = ${accountId})`;
+}
+
 /** The monthly allowance of the tier in column `tier`. */
 export function tierAllowance(tier: RawBuilder<unknown>, allowance: MonthlyAllowance): RawBuilder<number> {
   return sql<number>`(case ${tier} ${allowanceCases(allowance)} end)`;
@@ -83,8 +93,8 @@ export function slotCredits(
 
 /** The account's credits this period: the sum of its slots. */
 export function creditsOfAccount(accountId: string, period: string, allowance: MonthlyAllowance): RawBuilder<number> {
-  return sql<number>`(select coalesce(sum(${slotCredits("s", period, sql`a.allowance`)}), 0)::int
-    from quota_slots s, ${accountAllowance(accountId, allowance)} a where s.account_id = ${accountId})`;
+  return sql<number>`(select coalesce(sum(${slotCredits("s", period, allowanceOf(accountId, allowance))}), 0)::int
+    from quota_slots s where s.account_id = ${accountId})`;
 }
 
 export async function creditsLeft(db: Db, accountId: string, now: Date, allowance: MonthlyAllowance): Promise<number> {
