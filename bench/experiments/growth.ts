@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
+import { Pool } from "undici";
 import { type CallDriver, failureLabel } from "../load/call-driver.ts";
 import { createLatencyRecorder } from "../load/histogram.ts";
 import { createRestDriver } from "../load/rest-load.ts";
@@ -23,6 +24,10 @@ import { createService, type Service } from "../service/service.ts";
 //
 //   npm run bench:growth -- [--sizes 1000,10000,100000] [--seconds 10] [--concurrency 16]
 //
+// Beside it, --small-accounts accounts (1,000 by default) of 10 callers each,
+// also made through the API: a closed loop over them before the large account
+// grows and after shows whether its growth changes their cost.
+//
 // DATABASE_URL names the PostgreSQL server (its autovacuum setting is printed
 // with the figures); unset, the embedded database.
 
@@ -32,6 +37,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     concurrency: { type: "string", default: "16" },
     keys: { type: "string", default: "16" },
+    "small-accounts": { type: "string", default: "1000" },
   },
 });
 const SIZES = (values.sizes ?? "").split(",").map(Number);
@@ -39,6 +45,9 @@ const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
 /** The Scale tier allows 10,000 requests a minute per key: enough keys that the rate limit refuses none. */
 const KEYS = Number(values.keys);
+const SMALL_ACCOUNTS = Number(values["small-accounts"]);
+/** Callers each small account holds. */
+const SMALL_CALLERS = 10;
 const BLOCKS_GROWTH_LIMIT = 1.2;
 const PGBENCH_SHARE = 0.25;
 /** PostgreSQL's other sessions report their counts within a second of going idle. */
@@ -74,12 +83,17 @@ async function main(): Promise<void> {
     const workload = createWorkload({ population: 0, runTag: stamp });
     const points: SizePoint[] = [];
     relations = database.kind === "postgres" ? await openRelationBlocks(database) : undefined;
+    const smalls = await createSmallAccounts(service.url, adminToken);
+    const small: SmallPoint[] = [];
     for (const size of SIZES) {
       await grow(createRestDriver(service.url, keys, CONCURRENCY), workload, size);
       points.push(await measure(service, createRestDriver(service.url, keys, CONCURRENCY), workload, relations));
+      if (smalls.length > 0 && (size === SIZES[0] || size === SIZES.at(-1))) {
+        small.push(await measureSmall(service, smalls, workload.grown));
+      }
     }
     const tps = "tps" in pgbench ? pgbench.tps : undefined;
-    process.stdout.write(report(database, autovacuum, points, tps));
+    process.stdout.write(report(database, autovacuum, points, tps, small));
   } finally {
     await relations?.close();
     await service.stop().catch(() => {});
@@ -98,6 +112,111 @@ async function createAccount(baseUrl: string, adminToken: string): Promise<strin
   const id = body.account?.account_id;
   if (response.status !== 200 || id === undefined) throw new Error(`creating the account: ${JSON.stringify(body)}`);
   return id;
+}
+
+interface SmallAccount {
+  readonly key: string;
+  /** Callers made so far; the first SMALL_CALLERS are the account's own, the rest new. */
+  callers: number;
+}
+
+interface SmallPoint {
+  readonly largeCallers: number;
+  readonly callsPerSecond: number;
+  readonly blocksPerCall: number;
+}
+
+/** SMALL_ACCOUNTS Scale accounts with a key and SMALL_CALLERS callers each, all through the API. */
+async function createSmallAccounts(baseUrl: string, adminToken: string): Promise<SmallAccount[]> {
+  if (SMALL_ACCOUNTS === 0) return [];
+  const began = performance.now();
+  const smalls: SmallAccount[] = [];
+  let next = 0;
+  const pool = new Pool(baseUrl, { connections: CONCURRENCY });
+  try {
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < SMALL_ACCOUNTS) {
+          next++;
+          const accountId = await createAccount(baseUrl, adminToken);
+          const [key] = await createApiKeys(baseUrl, adminToken, 1, accountId);
+          const account = { key: key ?? "", callers: 0 };
+          smalls.push(account);
+          for (let n = 0; n < SMALL_CALLERS; n++) await smallCall(pool, account, smalls.length - 1, n);
+          account.callers = SMALL_CALLERS;
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - began) / 1000;
+  progress(
+    `${smalls.length} small accounts of ${SMALL_CALLERS} callers each, through the API, in ${seconds.toFixed(1)} s`,
+  );
+  return smalls;
+}
+
+/** A start and an end from caller `n` of small account `index`: +1650 and a number of its own. */
+async function smallCall(pool: Pool, account: SmallAccount, index: number, n: number): Promise<void> {
+  const authorization = `Bearer ${account.key}`;
+  const callId = `small-${index}-${n}-${account.callers++}`;
+  const ani = `+1650${2_000_000 + index * 1000 + n}`;
+  const post = async (path: string, body: object) => {
+    const response = await pool.request({
+      path,
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.body.json()) as { customer_ref?: string };
+    if (response.statusCode !== 200) throw new Error(`${path} answered ${response.statusCode}`);
+    return answer;
+  };
+  const started = await post("/v1/calls/start", { call_id: callId, identity_hints: { ani } });
+  await post("/v1/calls/end", {
+    call_id: callId,
+    customer_ref: started.customer_ref,
+    intent: "billing_question",
+    intent_status: "open",
+    variables: { preferred_language: "en" },
+  });
+}
+
+/** A closed loop over the small accounts: each call from a random account, 80 % from its own callers. */
+async function measureSmall(service: Service, smalls: SmallAccount[], largeCallers: number): Promise<SmallPoint> {
+  const pool = new Pool(service.url, { connections: CONCURRENCY });
+  const blocksBefore = await blocksTouched(service);
+  let calls = 0;
+  const began = performance.now();
+  const until = began + SECONDS * 1000;
+  try {
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < until) {
+          const index = Math.floor(Math.random() * smalls.length);
+          const account = smalls[index]!;
+          const known = Math.random() < 0.8;
+          const n = known ? Math.floor(Math.random() * SMALL_CALLERS) : SMALL_CALLERS + account.callers;
+          await smallCall(pool, account, index, n);
+          calls++;
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - began) / 1000;
+  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+  const point = {
+    largeCallers,
+    callsPerSecond: calls / seconds,
+    blocksPerCall: ((await blocksTouched(service)) - blocksBefore) / Math.max(1, calls),
+  };
+  progress(
+    `  small accounts beside ${largeCallers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, ${point.blocksPerCall.toFixed(0)} blocks per call`,
+  );
+  return point;
 }
 
 /** New callers call (a start and an end each) until the account holds `size` of them. */
@@ -216,7 +335,13 @@ async function autovacuumOf(database: BenchDatabase): Promise<string> {
   }
 }
 
-function report(database: BenchDatabase, autovacuum: string, points: SizePoint[], tps: number | undefined): string {
+function report(
+  database: BenchDatabase,
+  autovacuum: string,
+  points: SizePoint[],
+  tps: number | undefined,
+  small: readonly SmallPoint[],
+): string {
   const lines = [
     "",
     `Growth through the API: ${database.kind}, autovacuum ${autovacuum}; seeded through the service, nothing analyzed by the benchmark`,
@@ -257,6 +382,13 @@ function report(database: BenchDatabase, autovacuum: string, points: SizePoint[]
     const share = first.callsPerSecond / tps;
     lines.push(
       `closed loop at ${first.callers} callers (right after the seed) >= ${PGBENCH_SHARE} x pgbench (${tps.toFixed(0)} tps): ${share.toFixed(3)} x ${share >= PGBENCH_SHARE ? "MET" : "NOT MET"}`,
+    );
+  }
+  const [smallBefore, smallAfter] = [small[0], small.at(-1)];
+  if (smallBefore !== undefined && smallAfter !== undefined && smallAfter !== smallBefore) {
+    const ratio = smallAfter.blocksPerCall / smallBefore.blocksPerCall;
+    lines.push(
+      `${SMALL_ACCOUNTS} small accounts' blocks per call beside ${smallAfter.largeCallers} callers <= ${BLOCKS_GROWTH_LIMIT} x beside ${smallBefore.largeCallers} (${smallBefore.blocksPerCall.toFixed(1)} -> ${smallAfter.blocksPerCall.toFixed(1)}, ${smallBefore.callsPerSecond.toFixed(0)} -> ${smallAfter.callsPerSecond.toFixed(0)} calls/s): ${ratio.toFixed(2)} x ${ratio <= BLOCKS_GROWTH_LIMIT ? "MET" : "NOT MET"}`,
     );
   }
   const failed = points.reduce((n, p) => n + p.failed, 0);
