@@ -6,8 +6,11 @@ import type { RequestObserver } from "./request-observers.ts";
  * Connect/gRPC code, duration and key id. Never a header value, a query
  * string or a body: a client may put a secret in any of them.
  */
-/** Paths whose last segment is a one-time secret (an invitation link's token): logged without it. */
-const SECRET_SEGMENT_PREFIXES = ["/dashboard/invite/"];
+/**
+ * Paths whose last segment is a one-time secret, logged without it: an invitation, an address confirmation and a
+ * password reset link's token (whoever reads the log could otherwise spend the link before its owner does).
+ */
+const SECRET_SEGMENT_PREFIXES = ["/dashboard/invite/", "/dashboard/verify/", "/dashboard/reset-password/"];
 
 function loggablePath(path: string): string {
   const prefix = SECRET_SEGMENT_PREFIXES.find((candidate) => path.startsWith(candidate));
