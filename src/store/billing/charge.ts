@@ -29,19 +29,22 @@ export function chargeCte(
   const accountId = accountParameter(charge);
   const period = periodParameter(now);
   const allowance = allowanceOf(accountId, charge.allowance);
-  const others = sql`(select coalesce(sum(${slotCredits("o", period, allowance)}), 0)::int
-    from quota_slots o where o.account_id = ${accountId} and o.slot <> q.slot)`;
+  // The account's slots are read once, in the statement's snapshot, both to choose one and to count the credits
+  // of the others; the chosen row is then read again, locked, and its credit checked once more there.
   return sql`
+    with slots as materialized (
+      select s.slot, ${slotCredits("s", period, allowance)} as credits
+      from quota_slots s where s.account_id = ${accountId}
+    )
     update quota_slots q set remaining = ${slotCredits("q", period, allowance)} - 1,
       period = greatest(q.period, ${period})
     where q.account_id = ${accountId} and q.slot = (
-        select s.slot from quota_slots s
-        where s.account_id = ${accountId} and ${slotCredits("s", period, allowance)} > 0
-        order by s.slot >= ${firstSlotToTry()} desc, s.slot
+        select slot from slots where credits > 0
+        order by slot >= ${firstSlotToTry()} desc, slot
         limit 1
       )
       and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
-    returning q.remaining + ${others} as credits_left
+    returning q.remaining + (select coalesce(sum(credits), 0)::int from slots where slot <> q.slot) as credits_left
   `;
 }
 

@@ -69,12 +69,11 @@ function allowanceCases(allowance: MonthlyAllowance): RawBuilder<unknown> {
 }
 
 /** The aliases the statements give a slot row. */
-type SlotAlias = "q" | "s" | "o";
+type SlotAlias = "q" | "s";
 // Built once: every charge names them, and a reference built per call was a measurable share of a call's allocations.
 const SLOT_ROWS: Readonly<Record<SlotAlias, RawBuilder<unknown>>> = {
   q: sql.ref("q"),
   s: sql.ref("s"),
-  o: sql.ref("o"),
 };
 
 /**
