@@ -28,6 +28,11 @@ export type Candidates =
  * merged customer's ref names its survivor), and only customers with a call
  * since `matchableSince` (the account's retention window); and in the same
  * round trip, whether any of `forgetMeHashes` (the identifiers' keyed hashes) is marked.
+ *
+ * Each lookup is a probe by a whole key in a fenced subquery (a LATERAL with
+ * limit 1, an exists with offset 0), so that no plan, whatever the tables'
+ * statistics, scans the account's identifiers and joins the hints afterwards
+ * (docs/architecture.md, "Plans that cannot degrade").
  */
 export async function findCandidates(
   db: Db,
