@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { QUOTA_SLOTS } from "../domain/quota-slots.ts";
 import type { Tier } from "../domain/tiers.ts";
 import {
-  accountAllowance,
+  allowanceOf,
   creditsOfAccount,
   type MonthlyAllowance,
   quotaPeriodOf,
@@ -96,8 +96,7 @@ export async function setAccountTier(
   const period = quotaPeriodOf(now);
   const { rows } = await sql<AccountRow>`
     with renewed as (
-      update quota_slots q set remaining = ${slotShare(sql`a.allowance`, sql`q.slot`)}, period = ${period}
-      from ${accountAllowance(id, allowance)} a
+      update quota_slots q set remaining = ${slotShare(allowanceOf(id, allowance), sql`q.slot`)}, period = ${period}
       where q.account_id = ${id} and q.period < ${period}
       returning 1
     )

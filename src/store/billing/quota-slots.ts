@@ -26,23 +26,12 @@ export function slotShare(credits: RawBuilder<unknown>, slot: RawBuilder<unknown
 }
 
 /**
- * A one-row table `allowance` with the account's monthly allowance by its
- * tier; the tiers and their allowances are written into the text (from the
- * one list in src/domain/tiers.ts and the configuration), not parameters: the
- * same on every call, and a statement names them up to three times.
- */
-export function accountAllowance(
-  accountId: string | RawBuilder<string>,
-  allowance: MonthlyAllowance,
-): RawBuilder<unknown> {
-  return sql`(select ${tierAllowance(sql`tier`, allowance)} as allowance from accounts where id = ${accountId})`;
-}
-
-/**
  * The account's monthly allowance as a value: a subquery that PostgreSQL runs
  * at most once per statement (an InitPlan), and only when a slot is renewed,
  * never once per slot row as a joined table may be (the join's order is the
- * planner's choice, and turned on the tables' statistics).
+ * planner's choice, and turned on the tables' statistics). The tiers and
+ * their allowances are written into the text (src/domain/tiers.ts and the
+ * configuration), not parameters: the same on every call.
  */
 export function allowanceOf(accountId: string | RawBuilder<string>, allowance: MonthlyAllowance): RawBuilder<number> {
   return sql<number>`(select ${tierAllowance(sql`tier`, allowance)} from accounts where id = ${accountId})`;
