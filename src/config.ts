@@ -22,6 +22,7 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
+  BACKUP_DIR: z.string().min(1).default("./backups"),
   REDIS_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   ADMIN_LISTEN: z
@@ -120,6 +121,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Where the embedded database lives, and the secrets key file when SECRETS_KEY is unset. */
   readonly dataDir: string;
+  /** Where `caller-context backup` has the server write the embedded database's backups. */
+  readonly backupDir: string;
   /** The key that seals stored secrets (docs/security.md); from a key file in dataDir when unset. */
   readonly secrets: { readonly key: Buffer | undefined; readonly previousKeys: readonly Buffer[] };
   readonly adminToken: string | undefined;
@@ -241,6 +244,7 @@ export function envToConfig(env: Env): Config {
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     dataDir: e.DATA_DIR,
+    backupDir: e.BACKUP_DIR,
     secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),
     adminToken: e.ADMIN_TOKEN,
     adminListen: e.ADMIN_LISTEN === undefined ? undefined : parseHostPort(e.ADMIN_LISTEN),

@@ -460,6 +460,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * BackupDatabase
+         * @description Writes a backup of the embedded database into the server's BACKUP_DIR and says where (docs/operations.md, Backups). Calls wait while the database's files are copied, not while the copy is compressed and written. Refused with FAILED_PRECONDITION on PostgreSQL, which has its own tools.
+         */
+        post: operations["backupDatabase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/accounts/{account_id}/event-endpoints": {
         parameters: {
             query?: never;
@@ -983,6 +1003,14 @@ export interface components {
             path: string;
             /** @description RFC 3339, UTC. */
             expires_at: string;
+        };
+        BackupDatabaseResponse: {
+            /** @description Absolute path of the backup on the server's host: a gzip-compressed tar of the data directory, secrets.key included when there is one. */
+            path: string;
+            /** @description Its size in bytes (a double: the REST JSON has no 64-bit integers, and a double counts bytes exactly up to 8 PiB). */
+            bytes: number;
+            /** @description RFC 3339, UTC: when the copy was taken. Every call acknowledged before it is in the backup. */
+            taken_at: string;
         };
         CreateEventEndpointResponse: {
             endpoint: components["schemas"]["EventEndpoint"] | null;
@@ -4153,6 +4181,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreateSignupInviteResponse"];
+                };
+            };
+            /** @description The request is not valid (message: `Validation failed`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (a call_id already started, a call already ended) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many failed authentications */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Unexpected server failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database does not answer, or the time budget ran out; retry */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other failure, in the same shape */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backupDatabase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupDatabaseResponse"];
                 };
             };
             /** @description The request is not valid (message: `Validation failed`) */

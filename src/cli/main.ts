@@ -5,6 +5,7 @@ import { ConfigError, type Env, readEnv } from "../config.ts";
 import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
 import { parseCommandLine, UsageError, wantsJson } from "./arguments.ts";
+import { backupCommands } from "./backup-commands.ts";
 import type { Command } from "./command.ts";
 import { eventCommands } from "./event-commands.ts";
 import { integrationCommands } from "./integration-commands.ts";
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   ...keyCommands,
   ...integrationCommands,
   ...eventCommands,
+  ...backupCommands,
   migrateCommand,
   serveCommand,
 ];

@@ -8,6 +8,7 @@ import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
 import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
+import { writeBackup } from "../backups/write-backup.ts";
 import type { AppContext } from "../context.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { Integration } from "../domain/integration.ts";
@@ -71,6 +72,14 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
     createSignupInvite: withDomainErrors(async () => {
       const invite = await createInvite(auth, { accountId: null, createdBy: "operator", clientAddress: "" });
       return { path: `/dashboard/invite/${invite.token}`, expiresAt: invite.expiresAt.toISOString() };
+    }),
+    backupDatabase: withDomainErrors(async () => {
+      const backup = await writeBackup({
+        snapshot: app.database.snapshot,
+        clock: app.clock,
+        backupDir: app.config.backupDir,
+      });
+      return { path: backup.path, bytes: backup.bytes, takenAt: backup.takenAt.toISOString() };
     }),
     ...eventEndpointMethods(app),
   };

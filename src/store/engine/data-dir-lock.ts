@@ -8,7 +8,7 @@ import { tryLock } from "fs-native-extensions";
 // with its process however that process ends, kill -9 included: no stale file
 // to judge. The file holds the holder's pid, for the message.
 
-const LOCK_FILE = "caller-context.lock";
+export const LOCK_FILE = "caller-context.lock";
 
 export class DataDirLockedError extends Error {
   constructor(dataDir: string, holder: string) {

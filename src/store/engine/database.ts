@@ -13,6 +13,7 @@ import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
 import { planSettingsOption, planSettingsStatement } from "./plan-settings.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
+import { snapshotOf } from "./snapshot.ts";
 
 export type Db = Kysely<Schema>;
 
@@ -33,6 +34,12 @@ export interface Database {
   poolStats(): PoolStats | undefined;
   /** Blocks the database has touched so far, by every session (blocks-touched.ts), for metrics. */
   blocksTouched(): Promise<number>;
+  /**
+   * The embedded database's data directory as a tar that opens as it was
+   * (snapshot.ts), taken while no statement runs; undefined for PostgreSQL,
+   * which is backed up with its own tools (docs/operations.md, Backups).
+   */
+  readonly snapshot: (() => Promise<Blob>) | undefined;
   close(): Promise<void>;
 }
 
@@ -83,16 +90,20 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: options.onQuery }),
       "postgres",
       stats,
+      undefined,
     );
   }
   const { pglite, release } = await openPglite(target.dataDir, target.thread, {
     prepareStatements,
     genericPlans,
   });
+  const db = new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery });
   return wrap(
-    new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery }),
+    db,
     "pglite",
     () => undefined,
+    // Holding the one connection, the copy waits for a transaction in flight and the next one waits for it.
+    () => db.connection().execute(() => pglite.snapshot()),
     async () => {
       await pglite.close();
       await release();
@@ -101,7 +112,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
 }
 
 interface OpenPglite {
-  readonly pglite: PgliteQueryable & { close(): Promise<void> };
+  readonly pglite: PgliteQueryable & { close(): Promise<void>; snapshot(): Promise<Blob> };
   readonly release: () => Promise<void>;
 }
 
@@ -142,13 +153,19 @@ async function openOnMainThread(
   const where = dataDir === ":memory:" ? { loadDataDir: await freshMemoryCluster() } : { dataDir };
   const pglite = await PGlite.create({ ...where, ...(await pgliteModules()) });
   await pglite.exec(planSettingsStatement(genericPlans));
-  return prepareStatements ? new PreparingPglite(pglite) : pglite;
+  const statements = prepareStatements ? new PreparingPglite(pglite) : pglite;
+  return {
+    query: (text, params) => statements.query(text, params),
+    close: () => pglite.close(),
+    snapshot: () => snapshotOf(pglite),
+  };
 }
 
 function wrap(
   db: Db,
   kind: Database["kind"],
   poolStats: () => PoolStats | undefined,
+  snapshot: Database["snapshot"],
   afterDestroy?: () => Promise<void>,
 ): Database {
   let closed: Promise<void> | undefined;
@@ -157,6 +174,7 @@ function wrap(
     kind,
     inflightAbort: kind === "postgres" ? "cancel query" : "ignore query",
     poolStats,
+    snapshot,
     blocksTouched: () => readBlocksTouched(db),
     async ping() {
       await sql`select 1`.execute(db);

@@ -5,10 +5,19 @@
 
 export type PgliteRequest =
   | { readonly id: number; readonly kind: "query"; readonly sql: string; readonly params: readonly unknown[] }
-  | { readonly id: number; readonly kind: "close" };
+  | { readonly id: number; readonly kind: "close" }
+  /** A consistent copy of the data directory: a checkpoint, then its files as an uncompressed tar. */
+  | { readonly id: number; readonly kind: "snapshot" };
 
 export type PgliteAnswer =
-  | { readonly id: number; readonly ok: true; readonly rows: unknown[]; readonly affectedRows: number | undefined }
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly rows: unknown[];
+      readonly affectedRows: number | undefined;
+      /** The answer to a snapshot request. */
+      readonly snapshot?: Blob;
+    }
   | { readonly id: number; readonly ok: false; readonly error: ErrorFields };
 
 /** The first message of the thread: the database opened, or why it did not. */

@@ -98,6 +98,15 @@ export class PgliteThread implements PgliteQueryable {
     return { rows: answer.rows as R[], affectedRows: answer.affectedRows };
   }
 
+  /** A consistent copy of the data directory (snapshot.ts), after what was already sent. */
+  async snapshot(): Promise<Blob> {
+    const answer = await this.#send({ id: this.#nextId++, kind: "snapshot" });
+    if (!answer.ok) throw fieldsToError(answer.error);
+    if (answer.snapshot === undefined)
+      throw new Error("the embedded database's thread answered a snapshot without one");
+    return answer.snapshot;
+  }
+
   /** Closes PGlite after what was already sent, then ends the thread. */
   close(): Promise<void> {
     this.#closed ??= (async () => {

@@ -5,6 +5,7 @@ import type { PgliteModules } from "./pglite-modules.ts";
 import type { PgliteQueryable } from "./pglite-thread.ts";
 import { planSettingsStatement } from "./plan-settings.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
+import { snapshotOf } from "./snapshot.ts";
 
 // The embedded database on a thread of its own, so its WASM and the service's
 // JavaScript run on different cores. It answers requests one at a time, in
@@ -50,6 +51,17 @@ async function answer(pglite: PGlite, statements: PgliteQueryable, request: Pgli
       await pglite.close();
       port?.postMessage({ id: request.id, ok: true, rows: [], affectedRows: undefined } satisfies PgliteAnswer);
       port?.close();
+      return;
+    }
+    if (request.kind === "snapshot") {
+      const snapshot = await snapshotOf(pglite);
+      port?.postMessage({
+        id: request.id,
+        ok: true,
+        rows: [],
+        affectedRows: undefined,
+        snapshot,
+      } satisfies PgliteAnswer);
       return;
     }
     const result = await statements.query(request.sql, request.params as unknown[]);
