@@ -20,6 +20,7 @@ import { strictInput } from "./http/json-codec.ts";
 import { recordOutcome } from "./http/request-pipeline.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
+import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
 import type { Db } from "./store/engine/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
@@ -96,6 +97,6 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
     }),
     rateLimitGuard(deps),
     quotaGuard(deps),
-    strictInput(),
+    strictInput({ validatedWithDecodeIssues: VALIDATED_WITH_DECODE_ISSUES }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { InflightQueryAbortStrategy } from "kysely";
 import type { Clock } from "../domain/clock.ts";
-import { DomainError } from "../domain/domain-error.ts";
+import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Tenant } from "../domain/tenant.ts";
@@ -50,6 +50,11 @@ export interface CallRequest {
   readonly signal?: AbortSignal;
   /** Epoch ms (real time) after which the call's write must not commit: its client was already answered. */
   readonly deadline?: number;
+  /**
+   * What the host could not decode in the request (a wrong type, an unknown field): refused in one answer
+   * with what the use case's own validation finds, so a client learns of every offending field at once.
+   */
+  readonly decodeIssues?: readonly FieldIssue[];
 }
 
 /**

@@ -48,7 +48,7 @@ async function endCallOnce(
   input: EndCallInput,
   idempotencyKey?: string,
 ): Promise<EndCallResult> {
-  const command = validateEndCall(input, deps.sensitiveData);
+  const command = validateEndCall(input, deps.sensitiveData, request.decodeIssues);
   checkIdempotencyKey(idempotencyKey);
   const now = deps.clock.now();
   const { tenant, bill } = request;

@@ -38,7 +38,7 @@ async function identifyCallOnce(
   request: CallRequest,
   input: IdentifyCallInput,
 ): Promise<StartCallResult> {
-  validateStartCall({ callId: input.callId, identityHints: input.identityHints });
+  validateStartCall({ callId: input.callId, identityHints: input.identityHints }, request.decodeIssues);
   const now = deps.clock.now();
   const { db } = deps;
   const { tenant } = request;

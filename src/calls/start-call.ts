@@ -34,7 +34,7 @@ export async function startCall(deps: CallDeps, request: CallRequest, input: Sta
 }
 
 async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
-  validateStartCall(input);
+  validateStartCall(input, request.decodeIssues);
   const now = deps.clock.now();
   const { tenant } = request;
   const hints = normalizeHints(input.identityHints, input.lineType, deps.defaultRegion, telcoAttestation(input));

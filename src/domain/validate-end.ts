@@ -1,5 +1,5 @@
 import type { EndCallCommand, EndCallInput, IntentUpdateInput } from "./call.ts";
-import { validationError } from "./domain-error.ts";
+import { type FieldIssue, validationError } from "./domain-error.ts";
 import { checkMaxEntries, checkNotEmpty, checkRequired, checkText, type Issues } from "./field-checks.ts";
 import {
   DEFAULT_VARIABLE_TTL_SECONDS,
@@ -28,7 +28,7 @@ type Variables = EndCallCommand["variables"];
 export function validateEndCall(
   input: EndCallInput,
   policy: SensitiveDataPolicy,
-  earlier: Issues = [],
+  earlier: readonly FieldIssue[] = [],
 ): EndCallCommand {
   const issues: Issues = [...earlier];
   if (checkRequired(issues, ["call_id"], input.callId)) {

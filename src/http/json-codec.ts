@@ -3,6 +3,7 @@ import {
   type DescEnum,
   type DescField,
   type DescMessage,
+  type DescMethod,
   getOption,
   type Message,
   ScalarType,
@@ -295,9 +296,18 @@ function fail(issues: JsonIssue[], path: string[], message: string): undefined {
 // INVALID_ARGUMENT, so no implementation ever sees it. It runs after the
 // guards: a caller without a valid key learns nothing about valid bodies.
 
-export function strictInput(): Interceptor {
+export interface StrictInputOptions {
+  /**
+   * Methods whose implementation refuses the decode issues itself, with its own validation's (every
+   * offending field in one answer); the issues reach it in the context (decodeIssuesKey).
+   */
+  readonly validatedWithDecodeIssues: ReadonlySet<DescMethod>;
+}
+
+export function strictInput({ validatedWithDecodeIssues }: StrictInputOptions): Interceptor {
   return (next) => async (req) => {
     const issues: FieldIssue[] = [...req.contextValues.get(decodeIssuesKey)];
+    if (issues.length > 0 && validatedWithDecodeIssues.has(req.method)) return next(req);
     if (issues.length === 0 && hasEnums(req.method.input)) {
       checkEnums(req.method.input, req.message as unknown as Record<string, unknown>, [], issues);
     }

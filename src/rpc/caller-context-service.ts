@@ -1,5 +1,6 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { identifyCall } from "../calls/identify-call.ts";
@@ -7,7 +8,7 @@ import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { earliest } from "../guards/client-deadline.ts";
-import { billKey, deadlineKey, type Principal, principalKey } from "../guards/context-values.ts";
+import { billKey, deadlineKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {
@@ -20,6 +21,16 @@ import {
   usageToResponse,
 } from "./call-mapping.ts";
 import { withDomainErrors } from "./public-error.ts";
+
+/**
+ * The methods whose use cases refuse a body the host could not decode themselves (CallRequest.decodeIssues),
+ * together with what their own validation finds: one 400 names every offending field.
+ */
+export const VALIDATED_WITH_DECODE_ISSUES: ReadonlySet<DescMethod> = new Set([
+  CallerContextService.method.startCall,
+  CallerContextService.method.endCall,
+  CallerContextService.method.identifyCall,
+]);
 
 /** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
@@ -68,6 +79,7 @@ export function callRequestOf(context: HandlerContext): CallRequest {
     bill: context.values.get(billKey),
     signal: context.signal,
     deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
+    decodeIssues: context.values.get(decodeIssuesKey),
   };
 }
 

@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { describe, expect, test } from "vitest";
+import { post } from "../helpers/rest-client.ts";
+import { useTestServer } from "../helpers/test-server-fixture.ts";
+
+// One 400 names every offending field of a call request: what the JSON could
+// not be decoded into (a wrong type, a value outside an enum, an unknown field)
+// together with what the request's own rules refuse (a missing call_id, hints
+// with no identifier), so a client fixes its body in one round trip. The parts
+// that were decoded are never acted on: a refused start starts nothing.
+
+const fixture = useTestServer();
+
+const issuesOf = (body: { details?: { issues?: { path: string[]; message: string }[] } }) =>
+  body.details?.issues?.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+
+describe("REST: a body with wrong types and missing fields", () => {
+  test("start: the wrong line_type and the missing call_id in one 400", async () => {
+    const refused = await post(fixture.server.url, "/v1/calls/start", fixture.apiKey, {
+      identity_hints: { ani: "+14155550100" },
+      telco: { line_type: "pigeon" },
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(refused.body)).toEqual([
+      "telco.line_type: Expected one of: mobile, landline, voip, unknown",
+      "call_id: Required",
+    ]);
+  });
+
+  test("start: a field of the wrong type is named once, not again as missing or as leaving its object empty", async () => {
+    const callId = `every-${randomUUID()}`;
+    const refused = await post(fixture.server.url, "/v1/calls/start", fixture.apiKey, {
+      call_id: callId,
+      identity_hints: { ani: 5 },
+      telco: { attestation: "Q" },
+      colour: "blue",
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(refused.body)).toEqual([
+      "identity_hints.ani: Expected a string",
+      "colour: Unknown field",
+      "telco.attestation: Expected one of: A, B, C, failed, none",
+    ]);
+    // The call_id was valid, and nothing was started with it.
+    const started = await post(fixture.server.url, "/v1/calls/start", fixture.apiKey, {
+      call_id: callId,
+      identity_hints: { ani: "+14155550100" },
+    });
+    expect(started.status).toBe(200);
+  });
+
+  test("end: the wrong intent_status and variables, the missing call_id and customer_ref in one 400", async () => {
+    const refused = await post(fixture.server.url, "/v1/calls/end", fixture.apiKey, {
+      intent_status: "maybe",
+      variables: 5,
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(refused.body)).toEqual([
+      "intent_status: Expected one of: open, resolved",
+      "variables: Expected an object",
+      "call_id: Required",
+      "customer_ref: Either customer_ref or identity_hints is required",
+    ]);
+  });
+
+  test("identify: the wrong ani and the missing call_id in one 400", async () => {
+    const refused = await post(fixture.server.url, "/v1/calls/identify", fixture.apiKey, {
+      identity_hints: { ani: 5 },
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(refused.body)).toEqual(["identity_hints.ani: Expected a string", "call_id: Required"]);
+  });
+
+  test("a body that is not JSON is named once, with nothing about its fields", async () => {
+    const refused = await fetch(new URL("/v1/calls/start", fixture.server.url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${fixture.apiKey}`, "content-type": "application/json" },
+      body: '{"call_id": ',
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(await refused.json())).toEqual([": Malformed JSON"]);
+  });
+});
+
+describe("REST and gRPC: every rule a decoded message breaks, in one answer", () => {
+  for (const via of ["grpc", "rest"] as const) {
+    test(`start with no call_id, no identifier and an attestation outside its set (${via})`, async () => {
+      const refused = await fixture.calls.start(via, fixture.apiKey, { telco: { attestation: "Q" } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.details?.issues?.map((issue: { path: string[] }) => issue.path.join("."))).toEqual([
+        "call_id",
+        "identity_hints",
+        "telco.attestation",
+      ]);
+    });
+  }
+});
