@@ -15,6 +15,14 @@ export function isRateLimited(method: DescMethod): boolean {
   return accessOf(method) !== "api_key_not_metered";
 }
 
+/**
+ * Whether the method is answered with the credits left without taking one (an erasure): every
+ * authenticated answer carries the limit headers; GetUsage (not metered) writes its own.
+ */
+export function reportsQuotaUnbilled(method: DescMethod): boolean {
+  return accessOf(method) === "api_key_not_billed";
+}
+
 /** Whether a successful call of the method takes a quota credit (and is refused without one). */
 export function isBilled(method: DescMethod): boolean {
   const result = accessOf(method);

@@ -9,7 +9,7 @@ import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { billKey, completesCallKey, principalKey } from "./context-values.ts";
 import type { CreditsLowWatch } from "./credits-low-watch.ts";
-import { isBilled } from "./method-access.ts";
+import { isBilled, reportsQuotaUnbilled } from "./method-access.ts";
 
 export interface QuotaGuardOptions {
   readonly db: Db;
@@ -64,8 +64,12 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
   const creditsBefore = async (accountId: string) => (await knownCredits.fetch(accountId)) ?? 0;
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
-    if (principal === undefined || !isBilled(req.method)) return next(req);
+    if (principal === undefined) return next(req);
     const accountId = principal.tenant.accountId;
+    if (!isBilled(req.method)) {
+      if (!reportsQuotaUnbilled(req.method)) return next(req);
+      return withQuotaReported(() => next(req), String(await creditsBefore(accountId)));
+    }
     const exhausted = () => {
       options.meter?.refused(principal.tenant, "quota");
       return quotaExhausted(principal.billingAccountId);
@@ -110,6 +114,16 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       throw error;
     }
   };
+}
+
+/** The credits left on the answer, an error's included: nothing was charged. */
+async function withQuotaReported<R extends { header: Headers }>(next: () => Promise<R>, remaining: string): Promise<R> {
+  try {
+    return await withQuotaHeader(next(), remaining);
+  } catch (error) {
+    if (error instanceof ConnectError) error.metadata.set("x-quota-remaining", remaining);
+    throw error;
+  }
 }
 
 async function withQuotaHeader<R extends { header: Headers }>(response: Promise<R>, remaining: string): Promise<R> {

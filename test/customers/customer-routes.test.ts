@@ -133,16 +133,19 @@ describe.each(TRANSPORTS)("customer records over %s", (via: Transport) => {
       expect(again.body.open_intents).toEqual([]);
     });
 
-    test("is not billed and works with no quota left, but is rate limited", async () => {
+    test("is not billed and works with no quota left, but is rate limited; it says how many credits are left", async () => {
       const c = await knownCaller();
       const before = await quotaOf(server.url, accountId);
+      const unknown = await call("eraseCustomer", { customer_ref: randomUUID() });
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers["x-quota-remaining"]).toBe(String(before));
       await setQuota(server.url, accountId, 0);
       try {
         expect((await call("getCustomer", { customer_ref: c.ref })).status).toBe(402);
         const res = await call("eraseCustomer", { customer_ref: c.ref });
         expect(res.status).toBe(200);
         expect(res.headers["x-ratelimit-limit"]).toBe("3000");
-        expect(res.headers["x-quota-remaining"]).toBeUndefined();
+        expect(res.headers["x-quota-remaining"]).toBe("0");
         expect(await quotaOf(server.url, accountId)).toBe(0);
       } finally {
         await setQuota(server.url, accountId, before);
