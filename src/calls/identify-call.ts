@@ -6,6 +6,7 @@ import { validateStartCall } from "../domain/validate-start.ts";
 import { isVerifiedCaller } from "../domain/verified-caller.ts";
 import { takeCredit } from "../store/billing/charge.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
+import { foldEmptiedCustomer } from "../store/customer-changes.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
   type CallRequest,
@@ -74,6 +75,11 @@ async function identifyCallOnce(
     // erased or merged away (then the retry looks again).
     await openCall(db, tenant, input.callId);
     throw new CustomerGoneError();
+  }
+  // A verified caller took the call and its number to the customer they proved to be: the record the start made
+  // for the stranger they seemed, left holding nothing, becomes an alias of that customer.
+  if (input.verified && customerId !== call.customerId) {
+    await foldEmptiedCustomer(db, tenant, call.customerId, customerId, now);
   }
   return {
     callId: input.callId,

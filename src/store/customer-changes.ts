@@ -72,51 +72,87 @@ export async function mergeCustomers(
   bill: (trx: Db) => Promise<void>,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const { rows: locked } = await sql<{ id: string }>`
-      select id from customers
-      where id in (${survivorId}::uuid, ${fromId}::uuid) and account_id = ${tenant.accountId} and mode = ${tenant.mode}
-      order by id for update
-    `.execute(trx);
-    if (locked.length !== 2) return false;
-    const [s, f] = [sql`${survivorId}::uuid`, sql`${fromId}::uuid`];
-    await sql`update customer_identifiers set customer_id = ${s} where customer_id = ${f}`.execute(trx);
-    await sql`update calls set customer_id = ${s} where customer_id = ${f}`.execute(trx);
-    await sql`
-      insert into customer_dnis (customer_id, dnis, last_seen_at)
-      select ${s}, dnis, last_seen_at from customer_dnis where customer_id = ${f}
-      on conflict (customer_id, dnis) do update
-        set last_seen_at = greatest(customer_dnis.last_seen_at, excluded.last_seen_at)
-    `.execute(trx);
-    await mergeIntents(trx, survivorId, fromId);
-    await sql`
-      insert into variables
-        (customer_id, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification)
-      select ${s}, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification
-      from variables where customer_id = ${f}
-      on conflict (customer_id, name) do update set
-        value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
-        updated_at = excluded.updated_at, expires_at = excluded.expires_at,
-        requires_verification = excluded.requires_verification
-        where excluded.updated_at > variables.updated_at
-    `.execute(trx);
-    await sql`update customer_aliases set customer_id = ${s} where customer_id = ${f}`.execute(trx);
-    await sql`
-      insert into customer_aliases (alias_id, account_id, mode, customer_id, merged_at)
-      values (${f}, ${tenant.accountId}, ${tenant.mode}, ${s}, ${now})
-    `.execute(trx);
-    await sql`
-      update customers s set
-        created_at = least(s.created_at, f.created_at), last_call_at = greatest(s.last_call_at, f.last_call_at)
-      from customers f where s.id = ${s} and f.id = ${f}
-    `.execute(trx);
-    // What did not move (dialled numbers, intents and variables it shared with the survivor) goes with it.
-    await sql`delete from customers where id = ${f}`.execute(trx);
-    await enqueueEvents(trx, tenant, now, [
-      { type: "customer.merged", data: { customer_ref: survivorId, merged_ref: fromId }, orderingKey: survivorId },
-    ]);
+    if (!(await lockBoth(trx, tenant, survivorId, fromId))) return false;
+    await mergeLocked(trx, tenant, survivorId, fromId, now);
     await bill(trx);
     return true;
   });
+}
+
+/**
+ * A customer a verified identification left with no identifier and no call
+ * (a start from a number nobody knew, then the caller proved to be someone
+ * else) becomes an alias of that someone, as a merge would make it: the ref
+ * the start answered with goes on resolving, to the customer it turned out to
+ * be. Nothing happens when it holds anything by now, or either is gone.
+ */
+export async function foldEmptiedCustomer(
+  db: Db,
+  tenant: Tenant,
+  emptiedId: string,
+  intoId: string,
+  now: Date,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockBoth(trx, tenant, intoId, emptiedId))) return false;
+    const { rows } = await sql<{ held: boolean }>`
+      select exists (select 1 from calls where customer_id = ${emptiedId}::uuid)
+        or exists (select 1 from customer_identifiers where customer_id = ${emptiedId}::uuid) as held
+    `.execute(trx);
+    if (rows[0]?.held !== false) return false;
+    await mergeLocked(trx, tenant, intoId, emptiedId, now);
+    return true;
+  });
+}
+
+/** Locks both customers of the tenant, in id order so two merges cannot deadlock; false when either is gone. */
+async function lockBoth(trx: Db, tenant: Tenant, oneId: string, otherId: string): Promise<boolean> {
+  const { rows: locked } = await sql<{ id: string }>`
+    select id from customers
+    where id in (${oneId}::uuid, ${otherId}::uuid) and account_id = ${tenant.accountId} and mode = ${tenant.mode}
+    order by id for update
+  `.execute(trx);
+  return locked.length === 2;
+}
+
+/** The merge's writes, both customers locked. */
+async function mergeLocked(trx: Db, tenant: Tenant, survivorId: string, fromId: string, now: Date): Promise<void> {
+  const [s, f] = [sql`${survivorId}::uuid`, sql`${fromId}::uuid`];
+  await sql`update customer_identifiers set customer_id = ${s} where customer_id = ${f}`.execute(trx);
+  await sql`update calls set customer_id = ${s} where customer_id = ${f}`.execute(trx);
+  await sql`
+    insert into customer_dnis (customer_id, dnis, last_seen_at)
+    select ${s}, dnis, last_seen_at from customer_dnis where customer_id = ${f}
+    on conflict (customer_id, dnis) do update
+      set last_seen_at = greatest(customer_dnis.last_seen_at, excluded.last_seen_at)
+  `.execute(trx);
+  await mergeIntents(trx, survivorId, fromId);
+  await sql`
+    insert into variables
+      (customer_id, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification)
+    select ${s}, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification
+    from variables where customer_id = ${f}
+    on conflict (customer_id, name) do update set
+      value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
+      updated_at = excluded.updated_at, expires_at = excluded.expires_at,
+      requires_verification = excluded.requires_verification
+      where excluded.updated_at > variables.updated_at
+  `.execute(trx);
+  await sql`update customer_aliases set customer_id = ${s} where customer_id = ${f}`.execute(trx);
+  await sql`
+    insert into customer_aliases (alias_id, account_id, mode, customer_id, merged_at)
+    values (${f}, ${tenant.accountId}, ${tenant.mode}, ${s}, ${now})
+  `.execute(trx);
+  await sql`
+    update customers s set
+      created_at = least(s.created_at, f.created_at), last_call_at = greatest(s.last_call_at, f.last_call_at)
+    from customers f where s.id = ${s} and f.id = ${f}
+  `.execute(trx);
+  // What did not move (dialled numbers, intents and variables it shared with the survivor) goes with it.
+  await sql`delete from customers where id = ${f}`.execute(trx);
+  await enqueueEvents(trx, tenant, now, [
+    { type: "customer.merged", data: { customer_ref: survivorId, merged_ref: fromId }, orderingKey: survivorId },
+  ]);
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { DescMethodUnary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { createKey, quotaOf } from "../helpers/admin-client.ts";
 import { type CallClient, createCallClient, TRANSPORTS, type Transport } from "../helpers/call-client.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
@@ -34,6 +35,7 @@ afterAll(async () => {
 });
 
 const { identifyCall, getUsage } = CallerContextService.method as unknown as Record<string, DescMethodUnary>;
+const { getCustomer } = CustomerService.method as unknown as Record<string, DescMethodUnary>;
 let seq = 0;
 const uniqueAni = () => `+1415777${String(++seq).padStart(4, "0")}`;
 
@@ -89,6 +91,37 @@ describe.each(TRANSPORTS)("identify over %s", (via: Transport) => {
     expect(res.body.identity.sources[0]).toBe("verified");
     const next = await start({ ani });
     expect(next.ref).toBe(known.ref);
+  });
+
+  test("verified: the stranger's record the start made, left empty, becomes the customer's alias", async () => {
+    const known = await knownByAccount();
+    const call = await start({ ani: uniqueAni() });
+    expect(call.ref).not.toBe(known.ref);
+    const res = await identify({
+      call_id: call.callId,
+      identity_hints: { external_ids: { account: known.account } },
+      verified: true,
+    });
+    expect(res.body.customer_ref).toBe(known.ref);
+    // No record with no identifier and no call is left: the start's ref reads the customer it turned out to be,
+    // with this call among its calls.
+    const record = await rpc.call(via, getCustomer, keys.own, { customer_ref: call.ref });
+    expect(record.status).toBe(200);
+    expect(record.body.customer_ref).toBe(known.ref);
+    expect(record.body.calls.map((c: { call_id: string }) => c.call_id)).toContain(call.callId);
+    // And the end may still name it.
+    const ended = await calls.end(via, keys.own, { call_id: call.callId, customer_ref: call.ref, intent: "refund" });
+    expect(ended.status).toBe(200);
+  });
+
+  test("not verified: the start's record keeps the caller's number, so it is not empty and stays", async () => {
+    const known = await knownByAccount();
+    const ani = uniqueAni();
+    const call = await start({ ani });
+    await identify({ call_id: call.callId, identity_hints: { external_ids: { account: known.account } } });
+    const record = await rpc.call(via, getCustomer, keys.own, { customer_ref: call.ref });
+    expect(record.status).toBe(200);
+    expect(record.body).toMatchObject({ customer_ref: call.ref, identifiers: { ani: [ani] }, calls: [] });
   });
 
   test("hints that match nobody leave the call with its customer, as a new caller", async () => {
