@@ -79,8 +79,8 @@ export const integrationCommands: readonly Command[] = [
           webhook_secret: created.webhookSecret,
         },
         text: [
-          formatIntegration(integration),
-          fields(printed),
+          // One block, so the secret's lines align with the integration's.
+          fields([...integrationRows(integration), ...printed]),
           "",
           "Paste the webhook URL and the secret into the platform: see docs/integrations.md.",
           "The secret is not shown again.",
@@ -122,8 +122,12 @@ export const integrationCommands: readonly Command[] = [
 const integrationJson = (integration: Integration) => wireJson(IntegrationSchema, integration);
 
 function formatIntegration(integration: Integration): string {
+  return fields(integrationRows(integration));
+}
+
+function integrationRows(integration: Integration): [string, string][] {
   const mapping = integration.endOfCall;
-  return fields([
+  return [
     ["integration", integration.integrationId],
     ["platform", integration.platform],
     ["name", integration.name],
@@ -133,5 +137,5 @@ function formatIntegration(integration: Integration): string {
     ["status field", mapping?.statusField ?? ""],
     ["variables", mapping?.variableFields.join(", ") || "-"],
     ["store summary", mapping?.storeSummary ? "yes" : "no"],
-  ]);
+  ];
 }

@@ -328,6 +328,10 @@ describe("integrations", () => {
     expect(url).toMatch(/^https:\/\/cc\.example\.com\/v1\/integrations\/wh_[0-9A-Za-z]{32}$/);
     const studio = /studio url\s+(\S+)/.exec(result.stdout)?.[1];
     expect(studio).toBe(`https://studio:${secret}@cc.example.com${new URL(url).pathname}`);
+    // One block: every value starts in the same column, the URL's and the secret's included.
+    const block = result.stdout.split("\n\n")[0]!.split("\n");
+    const valueColumns = new Set(block.map((line) => /^\S+(?: \S+)*\s{2,}/.exec(line)?.[0].length));
+    expect([...valueColumns]).toEqual([16]);
   });
 
   test("create --platform telnyx takes the account's public key from the environment, and names a wrong one", async () => {
