@@ -76,7 +76,7 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
 }
 
 /** PG_BIN, or the newest PostgreSQL of the Debian layout (/usr/lib/postgresql/<version>/bin). */
-async function serverPrograms(): Promise<string> {
+export async function serverPrograms(): Promise<string> {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const versions = await readdir("/usr/lib/postgresql").catch(() => []);
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
@@ -85,7 +85,7 @@ async function serverPrograms(): Promise<string> {
 }
 
 /** Who runs the cluster's programs: the `postgres` user when we are root, else ourselves. */
-async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined> {
+export async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const [{ stdout: uid }, { stdout: gid }] = await Promise.all([
     run("id", ["-u", "postgres"]),
@@ -95,7 +95,7 @@ async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined>
 }
 
 /** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
