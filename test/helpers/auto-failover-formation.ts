@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { closeSync, openSync } from "node:fs";
 import { chown, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import pg from "pg";
 import { clusterOwner, freePort, serverPrograms } from "./throwaway-postgres.ts";
 
@@ -52,6 +53,9 @@ export interface AutoFailoverFormation {
 }
 
 export async function createAutoFailoverFormation(): Promise<AutoFailoverFormation> {
+  await promisify(execFile)("pg_autoctl", ["--version"]).catch(() => {
+    throw new Error("pg_autoctl not found: install Debian's postgresql-15-auto-failover (.ci/run does)");
+  });
   const root = await mkdtemp(join(tmpdir(), "cc-paf-"));
   const owner = await clusterOwner();
   if (owner !== undefined) await chown(root, owner.uid, owner.gid);
