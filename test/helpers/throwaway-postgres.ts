@@ -19,11 +19,18 @@ export interface ThrowawayPostgres {
   /** `pg_ctl stop`; "fast" rolls back open transactions and disconnects, "immediate" is a crash. */
   stop(mode?: "fast" | "immediate"): Promise<void>;
   restart(mode?: "fast" | "immediate"): Promise<void>;
+  /** `pg_ctl promote`: a standby leaves recovery and takes writes. */
+  promote(): Promise<void>;
   /** Stops the cluster if it runs and deletes its directory; safe to call more than once. */
   remove(): Promise<void>;
 }
 
-export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
+export interface ThrowawayOptions {
+  /** A URL of a cluster to copy with pg_basebackup: this one is then its streaming standby. */
+  readonly standbyOf?: string;
+}
+
+export async function createThrowawayPostgres(options: ThrowawayOptions = {}): Promise<ThrowawayPostgres> {
   const root = await mkdtemp(join(tmpdir(), "cc-pg-"));
   const dataDir = join(root, "data");
   const logFile = join(root, "server.log");
@@ -36,7 +43,11 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     });
 
   try {
-    await pg("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
+    if (options.standbyOf === undefined) {
+      await pg("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
+    } else {
+      await pg("pg_basebackup", ["-D", dataDir, "-d", options.standbyOf, "-R", "-X", "stream", "--no-sync"]);
+    }
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;
@@ -55,6 +66,9 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     },
     stop: async (mode = "fast") => {
       await ctl("stop", "-m", mode);
+    },
+    promote: async () => {
+      await ctl("promote");
     },
     restart: async (mode = "fast") => {
       await ctl("restart", "-m", mode, "-o", serverOptions, "-l", logFile);
