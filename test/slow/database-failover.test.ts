@@ -123,10 +123,12 @@ describe("the primary killed under load, its synchronous standby promoted", () =
     const first = firstOkAfter(marks.promoted);
     expect(first, `no 200 after the promotion:\n${await formation!.state()}`).toBeDefined();
     const back = first!.answeredAt - marks.promoted;
+    const lateRefusals = load!.answers.filter((a) => a.sentAt >= marks.writable && a.outcome?.status !== 200).length;
     const figures =
       `primary killed; standby promoted ${seconds(marks.promoted - marks.killed)} s later, ` +
       `taking writes ${seconds(marks.writable - marks.killed)} s later; ` +
-      `first 200 ${seconds(back)} s after the promotion (${seconds(first!.answeredAt - marks.killed)} s after the kill)`;
+      `first 200 ${seconds(back)} s after the promotion (${seconds(first!.answeredAt - marks.killed)} s after the kill); ` +
+      `${lateRefusals} answers other than 200 to requests sent after this test saw the standby take writes`;
     console.log(`failover: ${figures}`);
     await annotate(figures);
     expect(back).toBeLessThan(BACK_WITHIN_S * 1000);

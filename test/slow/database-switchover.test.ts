@@ -93,7 +93,9 @@ describe("a switchover under load that closes none of the service's connections"
     const figures =
       `before the change ${JSON.stringify(tally(load!.answers.filter((a) => a.sentAt < marks.readOnly)))}; ` +
       `then ${JSON.stringify(tally(untilFirstOk))} until the first 200, ` +
-      `${Math.round(firstOk!.answeredAt - marks.promoted)} ms after the promotion; then ${JSON.stringify(tally(fromFirstOk))}`;
+      `${Math.round(firstOk!.answeredAt - marks.promoted)} ms after the promotion ` +
+      `(${untilFirstOk.filter((a) => a.sentAt >= marks.promoted).length} refused of those sent after it); ` +
+      `then ${JSON.stringify(tally(fromFirstOk))}`;
     console.log(`switchover: ${figures}`);
     await annotate(figures);
     // Until then, writes the old primary took before its backends read the change, or 503s; nothing else, ever.
