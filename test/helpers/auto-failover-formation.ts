@@ -93,7 +93,18 @@ export async function createAutoFailoverFormation(): Promise<AutoFailoverFormati
   try {
     const monitorPort = await freePort();
     autoctl(
-      ["create", "monitor", "--pgdata", join(root, "monitor"), "--pgport", String(monitorPort), ...common],
+      [
+        "create",
+        "monitor",
+        "--pgdata",
+        join(root, "monitor"),
+        "--pgport",
+        String(monitorPort),
+        // Trust authentication: on the loopback only.
+        "--listen",
+        "127.0.0.1",
+        ...common,
+      ],
       "monitor",
     );
     const monitorUrl = `postgres://postgres@127.0.0.1:${monitorPort}/pg_auto_failover`;
