@@ -1,4 +1,5 @@
 import pg from "pg";
+import { isDatabaseUnavailable } from "./database-errors.ts";
 import type { DatabaseHost } from "./database-url.ts";
 
 // Which of DATABASE_URL's hosts new connections go to, as libpq's
@@ -51,11 +52,15 @@ export function createPrimaryLocator({ hosts, readWrite, timeoutMs }: LocatorOpt
 
   async function choose(): Promise<DatabaseHost> {
     const reasons: string[] = [];
+    let refusal: unknown;
     for (const host of hosts) {
-      const reason = await probe(host, readWrite, timeoutMs);
-      if (reason === undefined) return host;
-      reasons.push(`${host.label} ${reason}`);
+      const outcome = await probe(host, readWrite, timeoutMs);
+      if (outcome === undefined) return host;
+      reasons.push(`${host.label} ${outcome.reason}`);
+      if (outcome.error !== undefined && !isDatabaseUnavailable(outcome.error)) refusal ??= outcome.error;
     }
+    // A refused password or an unknown database is not an outage: it stops the start, as with one host.
+    if (refusal !== undefined) throw refusal;
     throw new NoPrimaryError(reasons);
   }
 
@@ -80,8 +85,12 @@ export function createPrimaryLocator({ hosts, readWrite, timeoutMs }: LocatorOpt
   };
 }
 
-/** Undefined when the host will do, else why not. */
-async function probe(host: DatabaseHost, readWrite: boolean, timeoutMs: number): Promise<string | undefined> {
+/** Undefined when the host will do, else why not (and the error, when it failed). */
+async function probe(
+  host: DatabaseHost,
+  readWrite: boolean,
+  timeoutMs: number,
+): Promise<{ reason: string; error?: unknown } | undefined> {
   const client = new pg.Client({
     connectionString: host.url,
     connectionTimeoutMillis: timeoutMs,
@@ -92,10 +101,11 @@ async function probe(host: DatabaseHost, readWrite: boolean, timeoutMs: number):
     await client.connect();
     if (!readWrite) return undefined;
     const { rows } = await client.query<{ transaction_read_only: string }>("show transaction_read_only");
-    return rows[0]?.transaction_read_only === "off" ? undefined : "is read-only";
+    return rows[0]?.transaction_read_only === "off" ? undefined : { reason: "is read-only" };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    return typeof code === "string" ? `${code} ${(error as Error).message}` : (error as Error).message;
+    const message = (error as Error).message;
+    return { reason: typeof code === "string" ? `${code} ${message}` : message, error };
   } finally {
     await client.end().catch(() => {});
   }
