@@ -94,7 +94,7 @@ describe("a switchover under load that closes none of the service's connections"
       `before the change ${JSON.stringify(tally(load!.answers.filter((a) => a.sentAt < marks.readOnly)))}; ` +
       `then ${JSON.stringify(tally(untilFirstOk))} until the first 200, ` +
       `${Math.round(firstOk!.answeredAt - marks.promoted)} ms after the promotion ` +
-      `(${untilFirstOk.filter((a) => a.sentAt >= marks.promoted).length} refused of those sent after it); ` +
+      `(${after.filter((a) => a.sentAt >= marks.promoted && a.outcome?.status !== 200).length} answers but 200 to those sent after it); ` +
       `then ${JSON.stringify(tally(fromFirstOk))}`;
     console.log(`switchover: ${figures}`);
     await annotate(figures);

@@ -64,6 +64,16 @@ export function createPrimaryLocator({ hosts, readWrite, timeoutMs }: LocatorOpt
     throw new NoPrimaryError(reasons);
   }
 
+  /** One probe at a time, shared by every connection waiting for it; a failed one is not kept. */
+  function start(): Promise<DatabaseHost> {
+    const probing = choose().catch((error) => {
+      if (chosen === probing) chosen = undefined;
+      throw error;
+    });
+    chosen = probing;
+    return probing;
+  }
+
   return {
     readWrite,
     get generation() {
@@ -71,12 +81,10 @@ export function createPrimaryLocator({ hosts, readWrite, timeoutMs }: LocatorOpt
     },
     current() {
       if (fixed) return fixed;
-      // One probe at a time, shared by every connection waiting for it; a failed one is not kept.
-      chosen ??= choose().catch((error) => {
-        chosen = undefined;
-        throw error;
-      });
-      return chosen;
+      if (chosen === undefined) return start();
+      // A probe already under way may have found no primary just before one came: who joined it late probes
+      // once more (together), rather than be refused for what was seen before it asked.
+      return chosen.catch(() => chosen ?? start());
     },
     forget() {
       chosen = undefined;
