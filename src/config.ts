@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type DeliverySettings, DISABLE_AFTER_FAILURES, DISABLE_AFTER_MS, RETRY_DELAYS_MS } from "./domain/events.ts";
 import type { SensitiveDataPolicy } from "./domain/sensitive-data.ts";
+import { DATABASE_URL_FORM, type DatabaseAddress, parseDatabaseUrl } from "./store/engine/database-url.ts";
 
 // The only reader of process.env. `readEnv` picks the variables, `envToConfig`
 // turns them into a frozen Config (a pure function tests call directly) and
@@ -19,7 +20,10 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   HOST: z.string().min(1).default("127.0.0.1"),
   LISTEN_SOCKETS: z.coerce.number().int().min(1).max(64).default(16),
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: z
+    .string()
+    .refine((url) => parseDatabaseUrl(url) !== undefined, DATABASE_URL_FORM)
+    .optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   BACKUP_DIR: z.string().min(1).default("./backups"),
@@ -110,7 +114,13 @@ export interface Config {
   readonly tracing: { readonly endpoint: string } | undefined;
   readonly host: string;
   readonly database:
-    | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
+    | {
+        readonly kind: "postgres";
+        /** As given: one host or a list of them (database-url.ts). */
+        readonly url: string;
+        readonly address: DatabaseAddress;
+        readonly poolSize: number;
+      }
     | {
         readonly kind: "pglite";
         readonly dataDir: string;
@@ -239,7 +249,13 @@ export function envToConfig(env: Env): Config {
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT }) : undefined,
     host: e.HOST,
     database: e.DATABASE_URL
-      ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
+      ? {
+          kind: "postgres" as const,
+          url: e.DATABASE_URL,
+          // Checked by the schema above.
+          address: parseDatabaseUrl(e.DATABASE_URL)!,
+          poolSize: e.DB_POOL_SIZE,
+        }
       : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,

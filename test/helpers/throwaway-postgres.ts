@@ -19,11 +19,18 @@ export interface ThrowawayPostgres {
   /** `pg_ctl stop`; "fast" rolls back open transactions and disconnects, "immediate" is a crash. */
   stop(mode?: "fast" | "immediate"): Promise<void>;
   restart(mode?: "fast" | "immediate"): Promise<void>;
+  /** `pg_ctl promote`: a standby leaves recovery and takes writes. */
+  promote(): Promise<void>;
   /** Stops the cluster if it runs and deletes its directory; safe to call more than once. */
   remove(): Promise<void>;
 }
 
-export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
+export interface ThrowawayOptions {
+  /** A URL of a cluster to copy with pg_basebackup: this one is then its streaming standby. */
+  readonly standbyOf?: string;
+}
+
+export async function createThrowawayPostgres(options: ThrowawayOptions = {}): Promise<ThrowawayPostgres> {
   const root = await mkdtemp(join(tmpdir(), "cc-pg-"));
   const dataDir = join(root, "data");
   const logFile = join(root, "server.log");
@@ -36,7 +43,11 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     });
 
   try {
-    await pg("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
+    if (options.standbyOf === undefined) {
+      await pg("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "--no-sync"]);
+    } else {
+      await pg("pg_basebackup", ["-D", dataDir, "-d", options.standbyOf, "-R", "-X", "stream", "--no-sync"]);
+    }
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;
@@ -55,6 +66,9 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
     },
     stop: async (mode = "fast") => {
       await ctl("stop", "-m", mode);
+    },
+    promote: async () => {
+      await ctl("promote");
     },
     restart: async (mode = "fast") => {
       await ctl("restart", "-m", mode, "-o", serverOptions, "-l", logFile);
@@ -76,7 +90,7 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
 }
 
 /** PG_BIN, or the newest PostgreSQL of the Debian layout (/usr/lib/postgresql/<version>/bin). */
-async function serverPrograms(): Promise<string> {
+export async function serverPrograms(): Promise<string> {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const versions = await readdir("/usr/lib/postgresql").catch(() => []);
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
@@ -85,7 +99,7 @@ async function serverPrograms(): Promise<string> {
 }
 
 /** Who runs the cluster's programs: the `postgres` user when we are root, else ourselves. */
-async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined> {
+export async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined> {
   if (process.getuid?.() !== 0) return undefined;
   const [{ stdout: uid }, { stdout: gid }] = await Promise.all([
     run("id", ["-u", "postgres"]),
@@ -95,7 +109,7 @@ async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined>
 }
 
 /** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

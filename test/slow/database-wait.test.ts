@@ -149,3 +149,18 @@ test("a configuration error still stops the start at once", async () => {
   expect(bad.stderr).toContain("DATABASE_URL");
   expect(bad.stdout).not.toContain("caller context listening");
 });
+
+test("with a host list, a database that refuses the service stops the start at once too, with one line", async () => {
+  const real = new URL(process.env.DATABASE_URL!);
+  const hosts = `127.0.0.1:${await freePort()},${real.hostname}:${real.port || 5432}`;
+  const startedAt = performance.now();
+  const refused = await runToExit(["src/main.ts"], {
+    DATABASE_URL: `postgres://postgres@${hosts}/cc_no_such_database?target_session_attrs=read-write`,
+    PORT: "0",
+    METRICS_PORT: "0",
+    REDIS_URL: "",
+  });
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toMatch(/^caller-context: database start-up failed: 3D000 .*cc_no_such_database.*\n$/);
+  expect(performance.now() - startedAt).toBeLessThan(20_000);
+});

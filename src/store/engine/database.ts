@@ -13,6 +13,8 @@ import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
 import { planSettingsOption, planSettingsStatement } from "./plan-settings.ts";
 import { PreparingClient } from "./preparing-client.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
+import { createPrimaryLocator, type PrimaryLocator, ReadOnlyHostError } from "./primary-locator.ts";
+import { createPrimaryPool } from "./primary-pool.ts";
 import { snapshotOf } from "./snapshot.ts";
 
 export type Db = Kysely<Schema>;
@@ -71,26 +73,29 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
   const prepareStatements = options.prepareStatements ?? true;
   const genericPlans = options.genericPlans ?? true;
   if (target.kind === "postgres") {
-    const pool = new pg.Pool({
-      connectionString: target.url,
+    const hosts = target.address.hosts;
+    const locator = createPrimaryLocator({
+      // A hostless URL (a Unix socket given as ?host=) is one host, its address left to node-postgres.
+      hosts: hosts.length > 0 ? hosts : [{ label: "DATABASE_URL", host: "", port: 0, url: target.address.url }],
+      readWrite: target.address.readWrite,
+      timeoutMs: config.statementTimeoutMs,
+    });
+    const { pool, stats } = createPrimaryPool(locator, prepareStatements ? PreparingClient : pg.Client, {
+      connectionString: hosts[0]?.url ?? target.address.url,
       max: target.poolSize,
       statement_timeout: config.statementTimeoutMs,
       connectionTimeoutMillis: config.statementTimeoutMs,
-      Client: prepareStatements ? PreparingClient : pg.Client,
       // A DATABASE_URL's own `options` parameter takes the place of this one.
       options: planSettingsOption(genericPlans),
     });
-    // An idle client that loses its server emits here; without a listener the process would crash.
-    pool.on("error", () => {});
-    // So does a checked-out client between two statements of a transaction (the pool
-    // listens only while a client is idle); its next statement fails instead, answered with 503.
-    pool.on("connect", (client) => client.on("error", () => {}));
-    const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return wrap(
       new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: options.onQuery }),
       "postgres",
       stats,
+      // No snapshot (PostgreSQL is backed up with its own tools), nothing to do after the pool ends.
       undefined,
+      undefined,
+      locator.readWrite ? (db) => pingWritable(db, locator) : undefined,
     );
   }
   const { pglite, release } = await openPglite(target.dataDir, target.thread, {
@@ -167,6 +172,7 @@ function wrap(
   poolStats: () => PoolStats | undefined,
   snapshot: Database["snapshot"],
   afterDestroy?: () => Promise<void>,
+  ping: (db: Db) => Promise<void> = pingAny,
 ): Database {
   let closed: Promise<void> | undefined;
   return {
@@ -176,12 +182,22 @@ function wrap(
     poolStats,
     snapshot,
     blocksTouched: () => readBlocksTouched(db),
-    async ping() {
-      await sql`select 1`.execute(db);
-    },
+    ping: () => ping(db),
     close() {
       closed ??= db.destroy().then(() => afterDestroy?.());
       return closed;
     },
   };
+}
+
+async function pingAny(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** With target_session_attrs=read-write, a server that answers but takes no writes is no database for us. */
+async function pingWritable(db: Db, locator: PrimaryLocator): Promise<void> {
+  const { rows } = await sql<{ transaction_read_only: string }>`show transaction_read_only`.execute(db);
+  if (rows[0]?.transaction_read_only === "off") return;
+  locator.forget();
+  throw new ReadOnlyHostError("the database");
 }
