@@ -4,6 +4,12 @@ import { parseArgs } from "node:util";
 
 export interface BenchOptions {
   readonly customers: number;
+  /**
+   * How the callers get there: "api" (the default) by calls through the service on a freshly migrated
+   * database, nothing analyzed, as a deployment lives; "sql" by bulk INSERTs, then VACUUM (FREEZE, ANALYZE),
+   * before the server starts: fast for large populations, a state no deployment is in.
+   */
+  readonly seed: "api" | "sql";
   /** Callers added by real calls through the service before the measured phases. */
   readonly growth: number;
   readonly scaleTo: number | undefined;
@@ -35,7 +41,11 @@ export const MAX_CUSTOMERS = 8_000_000;
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-  --customers N      callers seeded before the server starts (default 10000)
+  --customers N      callers in the account before the measured phases (default 10000)
+  --seed api|sql     how they get there: api (default), by calls through the service on a freshly
+                     migrated database with nothing analyzed, as a deployment lives; sql, by bulk INSERTs
+                     and VACUUM (FREEZE, ANALYZE) before the server starts: fast for large populations,
+                     a state no deployment is in (the report says which)
   --growth N         new callers who call the service for real before the measured phases (default 2000)
   --scale-to N       grow the population to N after the open-loop runs and repeat them
   --duration S       seconds measured in each phase (default 20)
@@ -90,6 +100,7 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
     strict: true,
     options: {
       customers: { type: "string", default: "10000" },
+      seed: { type: "string", default: "api" },
       growth: { type: "string", default: "2000" },
       "scale-to": { type: "string" },
       duration: { type: "string", default: "20" },
@@ -126,9 +137,13 @@ function readOptions(args: readonly string[]): BenchOptions | "help" {
   const scaleTo = number("scale-to", values["scale-to"], 1, MAX_CUSTOMERS);
   if (scaleTo !== undefined && scaleTo <= customers) problems.push("--scale-to must be larger than --customers");
   if (values.limiter !== "on" && values.limiter !== "off") problems.push("--limiter must be on or off");
+  if (values.seed !== "api" && values.seed !== "sql") problems.push("--seed must be api or sql");
+  // The larger population is added in SQL, to the SQL seed's account.
+  if (scaleTo !== undefined && values.seed !== "sql") problems.push("--scale-to needs --seed sql");
   if (values["scale-out"] !== "on" && values["scale-out"] !== "off") problems.push("--scale-out must be on or off");
   const options: BenchOptions = Object.freeze({
     customers,
+    seed: values.seed === "sql" ? "sql" : "api",
     growth: Math.floor(number("growth", values.growth, 0, 1_000_000)!),
     scaleTo: scaleTo === undefined ? undefined : Math.floor(scaleTo),
     duration: number("duration", values.duration, 1, 3600)!,

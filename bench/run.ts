@@ -27,16 +27,19 @@ import { writeResults } from "./report/results-file.ts";
 import { sourceVersion } from "./report/source-version.ts";
 import { checkTargets } from "./report/targets.ts";
 import { createApiKeys } from "./service/api-keys.ts";
-import { createBenchDatabase } from "./service/bench-database.ts";
+import { createBenchAccount } from "./service/bench-account.ts";
+import { type BenchDatabase, createBenchDatabase, databaseVersion } from "./service/bench-database.ts";
 import { seedPopulation } from "./service/seed.ts";
 import { randomToken } from "./service/server-process.ts";
 import { createService } from "./service/service.ts";
 
-// `npm run bench`: seed → pgbench → growth by real calls → DB ceiling → HTTP
+// `npm run bench`: seed (by default through the service's API: --seed) → pgbench
+// → growth by real calls → DB ceiling → HTTP
 // ceiling → the service (closed loop, then open loops at 50 % and 80 % of it
 // and at --rate; REST and gRPC) → DB-only and bare-HTTP open loops at 50 % →
 // bursts past capacity → a larger population → soak → two instances against
-// one → report.
+// one → report. Every measured phase but the bursts counts the database
+// blocks it touched per call.
 
 const RESULTS_DIR = fileURLToPath(new URL("results/", import.meta.url));
 
@@ -87,9 +90,9 @@ async function main(): Promise<void> {
   const embedded = database.kind === "pglite";
 
   try {
-    const seeded = await seedPopulation(database, 0, options.customers);
-    seeds.push(seeded.record);
-    const workload = createWorkload({ population: options.customers, runTag: stamp });
+    const sqlSeed = options.seed === "sql" ? await seedPopulation(database, 0, options.customers) : undefined;
+    if (sqlSeed !== undefined) seeds.push(sqlSeed.record);
+    const version = sqlSeed?.version ?? (await versionOf(database));
     const pgbench = await measurePgbench(database, process.env.DATABASE_URL, {
       clients: options.concurrency,
       seconds: options.duration,
@@ -97,11 +100,25 @@ async function main(): Promise<void> {
     });
 
     await service.start();
-    const keys = await createApiKeys(service.url, adminToken, options.keys);
+    // Seeded through the API, the account is made as an operator makes one, and every caller by a real call.
+    const accountId = sqlSeed === undefined ? await createBenchAccount(service.url, adminToken) : undefined;
+    const workload = createWorkload({
+      population: sqlSeed === undefined ? 0 : options.customers,
+      runTag: stamp,
+      accountId,
+    });
+    const keys = await createApiKeys(service.url, adminToken, options.keys, workload.accountId);
     progress(`${keys.length} API keys created through the admin API`);
     const rssAfterStartMb = service.rssMb();
     const rest = (connections = options.connections) => createRestDriver(service.url, keys, connections);
     const grpc = () => createGrpcDriver(service.url, keys);
+    if (sqlSeed === undefined) {
+      const through = await growPopulation(alternateDrivers([rest(options.concurrency), grpc()]), workload, {
+        calls: options.customers,
+        concurrency: options.concurrency,
+      });
+      seeds.push({ from: 0, to: through.customersAdded, seconds: through.seconds, via: "api" });
+    }
     let growth: GrowthRecord | undefined;
     if (options.growth > 0) {
       growth = await growPopulation(alternateDrivers([rest(options.concurrency), grpc()]), workload, {
@@ -197,7 +214,7 @@ async function main(): Promise<void> {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       options,
-      machine: describeMachine({ kind: database.kind, version: seeded.version }),
+      machine: describeMachine({ kind: database.kind, version }),
       machineBusyBeforePercent: busyBefore,
       source: sourceVersion(),
       server: {
@@ -227,6 +244,16 @@ async function main(): Promise<void> {
     await service.stop().catch(() => {});
     if (options.keep) progress(`kept ${database.kind} database ${database.name}`);
     else await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
+  }
+}
+
+/** The server's version, read before the service holds the database (PGlite has one holder). */
+async function versionOf(database: BenchDatabase): Promise<string> {
+  const opened = await database.open();
+  try {
+    return await databaseVersion(opened);
+  } finally {
+    await opened.close();
   }
 }
 

@@ -8,7 +8,9 @@ import { createWorkload, type Workload } from "../load/workload.ts";
 import { measurePgbench } from "../phases/pgbench-anchor.ts";
 import { progress } from "../phases/phase.ts";
 import { createApiKeys } from "../service/api-keys.ts";
+import { createBenchAccount } from "../service/bench-account.ts";
 import { type BenchDatabase, createBenchDatabase } from "../service/bench-database.ts";
+import { serviceBlocks } from "../service/block-counters.ts";
 import { randomToken } from "../service/server-process.ts";
 import { createService, type Service } from "../service/service.ts";
 
@@ -78,7 +80,7 @@ async function main(): Promise<void> {
   let relations: RelationBlocks | undefined;
   try {
     await service.start();
-    const accountId = await createAccount(service.url, adminToken);
+    const accountId = await createBenchAccount(service.url, adminToken, "Growth");
     const keys = await createApiKeys(service.url, adminToken, KEYS, accountId);
     const workload = createWorkload({ population: 0, runTag: stamp });
     const points: SizePoint[] = [];
@@ -99,19 +101,6 @@ async function main(): Promise<void> {
     await service.stop().catch(() => {});
     await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
   }
-}
-
-/** A Scale account with credits for every call of the run, made as an operator makes one. */
-async function createAccount(baseUrl: string, adminToken: string): Promise<string> {
-  const response = await fetch(new URL("/admin/v1/accounts", baseUrl), {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "Growth", tier: "scale", quota: 100_000_000 }),
-  });
-  const body = (await response.json()) as { account?: { account_id?: string } };
-  const id = body.account?.account_id;
-  if (response.status !== 200 || id === undefined) throw new Error(`creating the account: ${JSON.stringify(body)}`);
-  return id;
 }
 
 interface SmallAccount {
@@ -138,7 +127,7 @@ async function createSmallAccounts(baseUrl: string, adminToken: string): Promise
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < SMALL_ACCOUNTS) {
           next++;
-          const accountId = await createAccount(baseUrl, adminToken);
+          const accountId = await createBenchAccount(baseUrl, adminToken, "Small");
           const [key] = await createApiKeys(baseUrl, adminToken, 1, accountId);
           const account = { key: key ?? "", callers: 0 };
           smalls.push(account);
@@ -186,7 +175,7 @@ async function smallCall(pool: Pool, account: SmallAccount, index: number, n: nu
 /** A closed loop over the small accounts: each call from a random account, 80 % from its own callers. */
 async function measureSmall(service: Service, smalls: SmallAccount[], largeCallers: number): Promise<SmallPoint> {
   const pool = new Pool(service.url, { connections: CONCURRENCY });
-  const blocksBefore = await blocksTouched(service);
+  const blocksBefore = await serviceBlocks(service)();
   let calls = 0;
   const began = performance.now();
   const until = began + SECONDS * 1000;
@@ -211,7 +200,7 @@ async function measureSmall(service: Service, smalls: SmallAccount[], largeCalle
   const point = {
     largeCallers,
     callsPerSecond: calls / seconds,
-    blocksPerCall: ((await blocksTouched(service)) - blocksBefore) / Math.max(1, calls),
+    blocksPerCall: ((await serviceBlocks(service)()) - blocksBefore) / Math.max(1, calls),
   };
   progress(
     `  small accounts beside ${largeCallers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, ${point.blocksPerCall.toFixed(0)} blocks per call`,
@@ -246,7 +235,7 @@ async function measure(
   relations: RelationBlocks | undefined,
 ): Promise<SizePoint> {
   const callers = workload.grown;
-  const blocksBefore = await blocksTouched(service);
+  const blocksBefore = await serviceBlocks(service)();
   const relationsBefore = await relations?.read();
   const starts = createLatencyRecorder();
   let calls = 0;
@@ -272,7 +261,7 @@ async function measure(
   const seconds = (performance.now() - began) / 1000;
   await driver.close();
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
-  const blocks = (await blocksTouched(service)) - blocksBefore;
+  const blocks = (await serviceBlocks(service)()) - blocksBefore;
   const relationsAfter = await relations?.read();
   const point = {
     callers,
@@ -287,13 +276,6 @@ async function measure(
     `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call`,
   );
   return point;
-}
-
-async function blocksTouched(service: Service): Promise<number> {
-  const text = await (await fetch(`${service.metricsUrl}/metrics`)).text();
-  const match = /^db_blocks_touched_total (\d+(?:\.\d+)?(?:e\+\d+)?)$/m.exec(text);
-  if (match === null) throw new Error("the service's /metrics has no db_blocks_touched_total");
-  return Number(match[1]);
 }
 
 /** Each table's and index's blocks touched so far (pg_statio_user_tables and _indexes), read from this process. */

@@ -25,6 +25,7 @@ export async function runClosedLoop(
   const measureFrom = performance.now() + options.warmupSeconds * 1000;
   const deadline = measureFrom + options.durationSeconds * 1000;
   let completed = 0;
+  let ended = 0;
 
   const worker = async () => {
     while (performance.now() < deadline) {
@@ -47,6 +48,7 @@ export async function runClosedLoop(
         continue;
       }
       const doneAt = performance.now();
+      ended++;
       // A call counts when it ran wholly inside the measured window.
       if (counted && doneAt <= deadline) {
         end.latency.record(doneAt - endSentAt);
@@ -64,6 +66,7 @@ export async function runClosedLoop(
     durationSeconds: options.durationSeconds,
     concurrency: options.concurrency,
     callsCompleted: completed,
+    callsEnded: ended,
     callsPerSecond: completed / options.durationSeconds,
     requestsPerSecond: (startResult.ok + endResult.ok) / options.durationSeconds,
     start: startResult,

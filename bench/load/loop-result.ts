@@ -11,6 +11,11 @@ export interface LoopResult {
   readonly concurrency?: number;
   /** Calls whose start and end both succeeded. */
   readonly callsCompleted: number;
+  /**
+   * Every call whose end was answered while the loop ran, its warm-up included: what the database did
+   * during the loop is divided by these (blocks per call).
+   */
+  readonly callsEnded: number;
   readonly callsPerSecond: number;
   /** Successful requests (starts + ends) per second. */
   readonly requestsPerSecond: number;

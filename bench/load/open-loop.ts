@@ -108,6 +108,8 @@ export async function runOpenLoop(
     durationSeconds: options.durationSeconds,
     offeredCallsPerSecond: options.callsPerSecond,
     callsCompleted: completed,
+    // No warm-up inside an open loop: a warm-up is a loop of its own.
+    callsEnded: completed,
     callsPerSecond: completed / elapsedSeconds,
     requestsPerSecond: (startResult.ok + endResult.ok) / elapsedSeconds,
     start: startResult,

@@ -24,10 +24,13 @@ export interface StoreDriverOptions {
   readonly defaultRegion?: string;
   /** False leaves the credit charge out of the statements, to measure what it costs (bench/experiments/embedded-ab.ts). */
   readonly charged?: boolean;
+  /** The account of the calls: the SQL seed's unless the run made its own through the admin API. */
+  readonly accountId?: string;
 }
 
 export function createStoreDriver(database: Database, options: StoreDriverOptions = {}): CallDriver {
-  const { defaultRegion = "US", charged = true } = options;
+  const { defaultRegion = "US", charged = true, accountId = BENCH_TENANT.accountId } = options;
+  const tenant = { ...BENCH_TENANT, accountId };
   const deps = {
     db: database.db,
     clock: systemClock,
@@ -36,8 +39,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     inflightAbort: database.inflightAbort,
     forgetMe: createForgetMeHasher(() => BENCH_PEPPER),
   };
-  const bill = (): Bill | undefined =>
-    charged ? { charge: { accountId: BENCH_TENANT.accountId, allowance: BENCH_ALLOWANCE } } : undefined;
+  const bill = (): Bill | undefined => (charged ? { charge: { accountId, allowance: BENCH_ALLOWANCE } } : undefined);
   return {
     name: "store",
     async start(call) {
@@ -51,9 +53,8 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         lineType: call.mobile ? "mobile" : undefined,
       };
       try {
-        return (
-          await startCall(deps, { tenant: BENCH_TENANT, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() }, input)
-        ).customerRef;
+        return (await startCall(deps, { tenant, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() }, input))
+          .customerRef;
       } catch (error) {
         throw asFailure(error);
       }
@@ -71,7 +72,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
       try {
         await endCall(
           deps,
-          { tenant: BENCH_TENANT, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() },
+          { tenant, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() },
           input,
           call.idempotencyKey,
         );

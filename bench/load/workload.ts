@@ -1,4 +1,13 @@
-import { aniOf, crmIdOf, dialledNumberOf, grownCallerAni, grownCrmIdOf, hasCrmId, newCallerAni } from "./population.ts";
+import {
+  aniOf,
+  BENCH_ACCOUNT_ID,
+  crmIdOf,
+  dialledNumberOf,
+  grownCallerAni,
+  grownCrmIdOf,
+  hasCrmId,
+  newCallerAni,
+} from "./population.ts";
 
 // The simulated calls: 80 % of callers come from the population (the seeded
 // callers and those the growth phase added by real calls, uniformly: the least
@@ -25,6 +34,8 @@ export interface Workload {
   next(): SimulatedCall;
   /** A call from the next caller of the growth phase: a number never seen, which becomes a customer. */
   nextGrowth(): SimulatedCall;
+  /** The account the callers belong to: the SQL seed's, or one made through the admin API. */
+  readonly accountId: string;
   /** Callers seeded in SQL; grows when the benchmark seeds more. */
   population: number;
   /**
@@ -38,7 +49,12 @@ const INTENTS = ["billing_question", "delivery_status", "plan_change", "address_
 const SENTIMENTS = ["positive", "neutral", "negative"];
 const LANGUAGES = ["en", "es", "fr"];
 
-export function createWorkload(options: { population: number; runTag: string; seed?: number }): Workload {
+export function createWorkload(options: {
+  population: number;
+  runTag: string;
+  seed?: number;
+  accountId?: string;
+}): Workload {
   const random = mulberry32(options.seed ?? 20_261_122);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
   let serial = 0;
@@ -62,6 +78,7 @@ export function createWorkload(options: { population: number; runTag: string; se
   };
 
   const workload: Workload = {
+    accountId: options.accountId ?? BENCH_ACCOUNT_ID,
     population: options.population,
     get grown() {
       return grown;

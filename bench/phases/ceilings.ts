@@ -5,6 +5,7 @@ import { customersOf, type Workload } from "../load/workload.ts";
 import type { PhaseResult } from "../report/results.ts";
 import { startBareServer } from "../service/bare-process.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
+import { databaseBlocks } from "../service/block-counters.ts";
 import { measurePhase } from "./phase.ts";
 import { createResourceMonitor } from "./resources.ts";
 
@@ -31,7 +32,8 @@ export async function measureDbCeiling(
         via: "store",
         customers: customersOf(workload),
       },
-      () => runClosedLoop(createStoreDriver(opened), workload, loop),
+      () => runClosedLoop(createStoreDriver(opened, { accountId: workload.accountId }), workload, loop),
+      databaseBlocks(opened),
     );
   } finally {
     monitor.close();

@@ -6,7 +6,8 @@ import { customersOf, type Workload } from "../load/workload.ts";
 import type { PhaseResult } from "../report/results.ts";
 import { startBareServer } from "../service/bare-process.ts";
 import type { BenchDatabase } from "../service/bench-database.ts";
-import { measurePhase } from "./phase.ts";
+import { databaseBlocks } from "../service/block-counters.ts";
+import { type BlockCounter, measurePhase } from "./phase.ts";
 import { createResourceMonitor, type ResourceMonitor } from "./resources.ts";
 
 // The latency floors at a given offered rate: the call's statements alone
@@ -31,7 +32,15 @@ export async function measureDbFloor(
   const opened = await database.open();
   const monitor = createResourceMonitor(undefined, { postgres: database.kind === "postgres" });
   try {
-    return await openPhase(monitor, createStoreDriver(opened), workload, load, "floor.db", "DB only");
+    return await openPhase(
+      monitor,
+      createStoreDriver(opened, { accountId: workload.accountId }),
+      workload,
+      load,
+      "floor.db",
+      "DB only",
+      databaseBlocks(opened),
+    );
   } finally {
     monitor.close();
     await opened.close();
@@ -64,6 +73,7 @@ async function openPhase(
   load: FloorLoad,
   key: "floor.db" | "floor.http",
   what: string,
+  blocks?: BlockCounter,
 ): Promise<PhaseResult> {
   const rate = { callsPerSecond: load.callsPerSecond, durationSeconds: load.durationSeconds };
   try {
@@ -78,6 +88,7 @@ async function openPhase(
         customers: key === "floor.db" ? customersOf(workload) : undefined,
       },
       () => runOpenLoop(driver, workload, rate),
+      blocks,
     );
   } finally {
     await driver.close();

@@ -50,6 +50,8 @@ export async function overloadPhases(
         via: driver.name,
         customers: workload.population,
       },
+      // No blocks per call here: reading them waits for PostgreSQL's counts to settle, which would shift the
+      // recovery windows that follow each burst.
       run,
     ).then((phase) => {
       phases.push(phase);

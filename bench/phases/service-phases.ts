@@ -3,6 +3,7 @@ import { type ClosedLoopOptions, runClosedLoop } from "../load/closed-loop.ts";
 import { type OpenLoopOptions, runOpenLoop } from "../load/open-loop.ts";
 import { customersOf, type Workload } from "../load/workload.ts";
 import type { PhaseKey, PhaseResult } from "../report/results.ts";
+import { serviceBlocks } from "../service/block-counters.ts";
 import type { Service } from "../service/service.ts";
 import { measurePhase } from "./phase.ts";
 
@@ -23,6 +24,7 @@ export async function openLoopPhase(
       service.monitor,
       { key: phase.key, point: phase.point, title: phase.title, via: driver.name, customers: customersOf(workload) },
       () => runOpenLoop(driver, workload, load),
+      serviceBlocks(service),
     );
   } finally {
     await driver.close();
@@ -46,6 +48,7 @@ export async function closedLoopPhase(
         customers: customersOf(workload),
       },
       () => runClosedLoop(driver, workload, load),
+      serviceBlocks(service),
     );
   } finally {
     await driver.close();

@@ -92,7 +92,7 @@ async function oneThenTwo(
   options: ScaleOutOptions,
 ): Promise<{ one: ScaleOutRun; two: ScaleOutRun }> {
   for (const service of services) await service.start();
-  const keys = await createApiKeys(services[0].url, adminToken, options.keys);
+  const keys = await createApiKeys(services[0].url, adminToken, options.keys, workload.accountId);
   // Every instance rotates over every key, so each key's window is shared through Redis.
   const driverFor = (service: Service, workers: number) =>
     alternateDrivers([createRestDriver(service.url, keys, workers), createGrpcDriver(service.url, keys)]);

@@ -30,6 +30,8 @@ const FIGURES: readonly Figure[] = [
   { name: "open 50 %, REST: start p99 (ms)", of: (r) => phaseOf(r, "open.rest")?.loop.start.latency.p99Ms, digits: 1 },
   { name: "open 50 %, gRPC: start p50 (ms)", of: (r) => phaseOf(r, "open.grpc")?.loop.start.latency.p50Ms, digits: 1 },
   { name: "open 50 %, gRPC: start p99 (ms)", of: (r) => phaseOf(r, "open.grpc")?.loop.start.latency.p99Ms, digits: 1 },
+  { name: "closed REST: DB blocks/call", of: (r) => phaseOf(r, "closed.rest")?.blocksPerCall, digits: 0 },
+  { name: "closed gRPC: DB blocks/call", of: (r) => phaseOf(r, "closed.grpc")?.blocksPerCall, digits: 0 },
   { name: "server RSS at the end of a turn (MB)", of: (r) => r.rssMb, digits: 0 },
   { name: "failed requests", of: failed, digits: 0 },
 ];
@@ -57,6 +59,8 @@ export function formatCodeAb(result: CodeAbResult, file: string): string {
     `Same-run A/B, ${result.rounds} rounds alternating the order (AB, BA, …)`,
     name("A"),
     name("B"),
+    // Both sides need the same callers whatever their schema, so the A/B seeds in SQL.
+    "each side's database seeded alike in SQL (bulk INSERTs, then VACUUM (FREEZE, ANALYZE)): a state no deployment is in",
     `open loops offered ${result.openRates.rest.toFixed(0)} calls/s over REST and ${result.openRates.grpc.toFixed(0)} over gRPC to both sides`,
     "",
     formatTable(["figure", "A, by round", "A median", "B, by round", "B median", "B / A"], rows),

@@ -1,7 +1,7 @@
 import { isOverloaded } from "../load/loop-result.ts";
 import { DISTURBED_ABOVE_PERCENT, otherCpuPercent } from "../phases/resources.ts";
 import { cpuPerCall } from "./cpu-per-call.ts";
-import type { Analysis, BenchResults, PhaseResult, TargetCheck } from "./results.ts";
+import type { Analysis, BenchResults, PhaseResult, SeedRecord, TargetCheck } from "./results.ts";
 import { formatScaleOut } from "./scale-out-report.ts";
 import { fixed, formatTable, grouped } from "./table.ts";
 
@@ -28,7 +28,7 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
     `server:   log level ${results.server.logLevel}, rate-limit windows: ${results.server.rateLimitWindows}, DB pool ${results.server.dbPoolSize}`,
     `options:  ${options.customers} customers, ${options.duration} s per phase (+${options.warmup} s warm-up), ` +
       `${options.rate} calls/s open loop, ${options.concurrency} in flight closed loop, ${options.keys} API keys`,
-    `seeding:  ${results.seeding.map((s) => `${grouped(s.to - s.from)} callers in ${s.seconds.toFixed(1)} s`).join("; ")} (SQL)`,
+    `seeding:  ${results.seeding.map((s) => `${grouped(s.to - s.from)} callers in ${s.seconds.toFixed(1)} s ${seedMethod(s)}`).join("; ")}`,
     `growth:   ${
       results.growth === undefined
         ? "none (--growth 0)"
@@ -104,8 +104,9 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
       : []),
     "",
     "CPU per completed call (ms; server: the service or the bare route; client: this process, which runs the store functions in the DB phases)",
+    "and database blocks touched per call (PostgreSQL's count for the database, every session; counted, not timed)",
     formatTable(
-      ["phase", "via", "calls/s", "server", "PostgreSQL", "client", "total"],
+      ["phase", "via", "calls/s", "server", "PostgreSQL", "client", "total", "DB blocks"],
       results.phases.map((phase) => {
         const cpu = cpuPerCall(phase);
         return [
@@ -116,9 +117,10 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
           fixed(cpu?.postgresMs),
           fixed(cpu?.clientMs),
           fixed(cpu?.totalMs),
+          fixed(phase.blocksPerCall, 0),
         ];
       }),
-      "llrrrrr",
+      "llrrrrrr",
     ),
     "",
     "Against the ceilings",
@@ -257,4 +259,11 @@ function verdict(check: TargetCheck): string {
 function latencies(phase: PhaseResult, operation: "start" | "end"): string[] {
   const summary = phase.loop[operation].latency;
   return [fixed(summary.p50Ms), fixed(summary.p95Ms), fixed(summary.p99Ms), fixed(summary.maxMs)];
+}
+
+/** How a population got there, said next to every figure measured on it. */
+function seedMethod(seed: SeedRecord): string {
+  return seed.via === "api"
+    ? "(through the service's API, nothing analyzed by the benchmark)"
+    : "(SQL bulk INSERTs, then VACUUM (FREEZE, ANALYZE): a state no deployment is in)";
 }

@@ -52,6 +52,8 @@ export interface SeedRecord {
   readonly from: number;
   readonly to: number;
   readonly seconds: number;
+  /** "api": calls through the service, nothing analyzed; "sql": bulk INSERTs, then VACUUM (FREEZE, ANALYZE). */
+  readonly via: "api" | "sql";
 }
 
 export interface GrowthRecord {
@@ -104,6 +106,8 @@ export interface PhaseResult {
   readonly customers: number | undefined;
   readonly loop: LoopResult;
   readonly resources: ResourceUsage;
+  /** Database blocks touched (PostgreSQL's count, every session) per call ended; undefined without a database. */
+  readonly blocksPerCall?: number;
 }
 
 export interface OverloadResult {

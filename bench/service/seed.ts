@@ -174,7 +174,7 @@ export async function seedPopulation(
     await seedCustomers(opened.db, from, to, (done) => progress(`seeded ${done} of ${to - from} callers`));
     const seconds = (performance.now() - began) / 1000;
     progress(`seeding ${to - from} callers took ${seconds.toFixed(1)} s`);
-    return { record: { from, to, seconds }, version: await databaseVersion(opened) };
+    return { record: { from, to, seconds, via: "sql" }, version: await databaseVersion(opened) };
   } finally {
     await opened.close();
   }
