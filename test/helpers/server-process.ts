@@ -51,6 +51,8 @@ export async function startServerProcess(
       ADMIN_TOKEN,
       SECRETS_KEY,
       METRICS_PORT: "0",
+      // As in test-server.ts: the admin API on the public port unless a test asks for the default ("").
+      ADMIN_LISTEN: "public",
       LOG_LEVEL: "info",
       ...env,
     },
