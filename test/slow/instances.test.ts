@@ -33,9 +33,10 @@ afterAll(async () => {
 
 /** The settings of one instance on the shared database, or on an embedded directory of its own. */
 async function instanceEnv(name: string): Promise<Record<string, string>> {
-  if (database !== undefined) return { ...database.env, REDIS_URL: "" };
+  // A directory of its own either way: on PostgreSQL it holds the published admin address, not the repository's ./data.
   const dataDir = join(root, name);
   await mkdir(dataDir, { mode: 0o700 });
+  if (database !== undefined) return { ...database.env, REDIS_URL: "", DATA_DIR: dataDir };
   return { DATABASE_URL: "", REDIS_URL: "", DATA_DIR: dataDir };
 }
 
