@@ -75,7 +75,7 @@ export async function serve(env: Env): Promise<void> {
     await stop("start-up failed", 1);
     return;
   }
-  server.context.log.info({ url: server.url, adminUrl: server.adminUrl }, "caller context ready");
+  server.context.log.info({ url: server.url }, "caller context ready");
 }
 
 /** Resolves once standard output has taken the text: the secrets are shown before they count as shown. */
