@@ -135,8 +135,15 @@ describe("an unreadable DATA_DIR", () => {
   test("the start exits 1 with one line naming DATA_DIR", async ({ annotate }) => {
     const dataDir = join(root, "unreadable");
     await mkdir(dataDir, { mode: 0o700 });
-    // Root reads whatever the mode says: then the service runs as nobody, to whom a root-owned 0700 is closed.
+    // Root reads whatever the mode says: then the service runs as nobody, to whom a root-owned 0700 is closed
+    // (the checkout must be readable by others, as one under /work or /tmp is).
     const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      const probe = await runToExit(["-e", `require("node:fs").accessSync(${JSON.stringify(MAIN)}, 4)`], {}, 30_000, {
+        user: { uid: 65534, gid: 65534 },
+      });
+      expect(probe.code, `node cannot run as nobody from this checkout: ${probe.stderr}`).toBe(0);
+    }
     if (!asRoot) await chmod(dataDir, 0o000);
     const run = await runToExit(
       [MAIN],
