@@ -47,6 +47,14 @@ function describe(error: unknown, origin: string, foundIn: string | undefined): 
   if (unreachable !== undefined) {
     return new ConnectError(`cannot reach ${origin}: ${unreachable}${source}`, Code.Unavailable);
   }
+  if (connectError.code === Code.Unimplemented) {
+    // What an operator meets pointing the CLI at the public port, where the admin API is not served by default.
+    return new ConnectError(
+      `${origin} does not serve the admin API (404): point CALLER_CONTEXT_URL at the admin listener ` +
+        "(ADMIN_LISTEN; logged as 'admin API listening'), or unset it on the service's host",
+      connectError.code,
+    );
+  }
   if (connectError.code === Code.DeadlineExceeded) {
     return new ConnectError(`cannot reach ${origin}: timed out`, Code.DeadlineExceeded);
   }

@@ -6,7 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { route } from "../../gen/callercontext/v1/options_pb.ts";
 import { methodPolicyOf } from "../../src/rpc/method-policy.ts";
-import { runCliJson } from "../helpers/cli-runner.ts";
+import { runCli, runCliJson } from "../helpers/cli-runner.ts";
 import { createGrpcClient } from "../helpers/grpc-client.ts";
 import { callWithBytes } from "../helpers/raw-grpc.ts";
 import { type ServerProcess, startServerProcess } from "../helpers/server-process.ts";
@@ -180,6 +180,15 @@ describe("the admin API off the public listener by default", () => {
     const read = await fetch(new URL(`/admin/v1/accounts/${accountId}`, adminUrl), { headers: ADMIN });
     expect(read.status).toBe(200);
   });
+});
+
+test("the CLI pointed at the public port says where the admin API is instead", async () => {
+  const result = await runCli(byDefault.url, ["accounts", "create", "--name", "Wrong port"]);
+  expect(result.code).toBe(1);
+  expect(result.stderr).toBe(
+    `caller-context: ${new URL(byDefault.url).origin} does not serve the admin API (404): point CALLER_CONTEXT_URL ` +
+      "at the admin listener (ADMIN_LISTEN; logged as 'admin API listening'), or unset it on the service's host\n",
+  );
 });
 
 describe("ADMIN_LISTEN=public, the way back", () => {
