@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { createAccount } from "./accounts/create-account.ts";
 import { createKey } from "./accounts/create-key.ts";
 import type { Config } from "./config.ts";
@@ -13,6 +14,12 @@ const ADMIN_TOKEN_SETTING = "admin_token_sha256";
  * shown, and the next start creates them again. Its value is the default account's id ("" when none).
  */
 const UNSHOWN_SETTING = "first_start_unshown";
+/**
+ * How long a start that finds the secrets unshown waits for another start to show them: an instance started
+ * together with the one that created them sees them unshown for the milliseconds it takes to print them.
+ * Only a start after a crash waits this long.
+ */
+export const SHOWING_GRACE_MS = 10_000;
 
 export interface AdminAccess {
   readonly adminTokenHash: string;
@@ -32,11 +39,18 @@ export interface AdminAccess {
  * process died before printing them) are created again: a new token, and a
  * new key for the default account.
  */
-export async function ensureAdminAccess(db: Db, config: Config, now: Date): Promise<AdminAccess> {
+export async function ensureAdminAccess(
+  db: Db,
+  config: Config,
+  now: Date,
+  /** Told when this start waits for another to show the secrets. */
+  onWaiting: () => void = () => {},
+): Promise<AdminAccess> {
   if (config.adminToken !== undefined) return { adminTokenHash: hashSecret(config.adminToken) };
   const stored = await readSetting(db, ADMIN_TOKEN_SETTING);
   if (stored !== undefined) {
-    if ((await readSetting(db, UNSHOWN_SETTING)) === undefined) return { adminTokenHash: stored };
+    if (!(await staysUnshown(db, onWaiting)))
+      return { adminTokenHash: (await readSetting(db, ADMIN_TOKEN_SETTING)) ?? stored };
     return createAgain(db, config, now, stored);
   }
 
@@ -64,6 +78,18 @@ export async function ensureAdminAccess(db: Db, config: Config, now: Date): Prom
 /** Called once the first start's secrets are printed: later starts neither show nor create them again. */
 export async function markFirstStartShown(db: Db): Promise<void> {
   await deleteSetting(db, UNSHOWN_SETTING);
+}
+
+/** Whether the secrets are still unshown once another start has had time to show them. */
+async function staysUnshown(db: Db, onWaiting: () => void): Promise<boolean> {
+  if ((await readSetting(db, UNSHOWN_SETTING)) === undefined) return false;
+  onWaiting();
+  const deadline = Date.now() + SHOWING_GRACE_MS;
+  do {
+    if (Date.now() >= deadline) return true;
+    await sleep(200);
+  } while ((await readSetting(db, UNSHOWN_SETTING)) !== undefined);
+  return false;
 }
 
 async function createAgain(db: Db, config: Config, now: Date, stored: string): Promise<AdminAccess> {

@@ -8,7 +8,7 @@ import { asDataDirFailure } from "./data-dir-access.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { createForgetMeHasher } from "./domain/forget-me.ts";
 import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
-import { type AdminAccess, ensureAdminAccess, markFirstStartShown } from "./first-start.ts";
+import { type AdminAccess, ensureAdminAccess, markFirstStartShown, SHOWING_GRACE_MS } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
@@ -38,8 +38,7 @@ export interface ServerOptions {
   readonly logDestination?: pino.DestinationStream;
   /**
    * Shows the first start's secrets, before anything else that could fail; once it has returned, later
-   * starts neither show nor create them again. Without it they are only in `ready`'s value, and a later
-   * start creates them again.
+   * starts neither show nor create them again. Without it they are in `ready`'s value, and count as shown.
    */
   readonly onFirstStart?: (firstStart: NonNullable<AdminAccess["firstStart"]>) => Promise<void>;
 }
@@ -196,12 +195,17 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         if (resealed > 0)
           log.info({ resealed, keyId: secretsKey.box.keyId }, "stored secrets sealed with the current key");
         pepper = await forgetMePepper(database.db, secretsKey.box);
-        return ensureAdminAccess(database.db, config, clock.now());
+        return ensureAdminAccess(database.db, config, clock.now(), () =>
+          log.info(
+            { waitMs: SHOWING_GRACE_MS },
+            "the first start's secrets are not shown yet: waiting for the start that created them, else creating them again",
+          ),
+        );
       },
       { log, deadlineMs: config.startupDbWaitMs, signal: stopWaiting.signal },
     ).then(async (adminAccess) => {
-      if (adminAccess.firstStart !== undefined && options.onFirstStart !== undefined) {
-        await options.onFirstStart(adminAccess.firstStart);
+      if (adminAccess.firstStart !== undefined) {
+        await options.onFirstStart?.(adminAccess.firstStart);
         await markFirstStartShown(database.db);
       }
       context.adminTokenHash = adminAccess.adminTokenHash;
