@@ -12,6 +12,8 @@ const config = envToConfig({
   HOST: "127.0.0.1",
   DATA_DIR: ":memory:",
   ADMIN_TOKEN,
+  // The account and key are created on the port the walk measures.
+  ADMIN_LISTEN: "public",
   SECRETS_KEY: "dGVzdC1zZWNyZXRzLWtleS0wMTIzNDU2Nzg5YWJjZGU=",
   METRICS: "off",
   LOG_LEVEL: "silent",

@@ -31,8 +31,11 @@ const envSchema = z.object({
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   ADMIN_LISTEN: z
     .string()
-    .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/, "must be host:port, such as 127.0.0.1:9090 or [::1]:9090")
-    .optional(),
+    .regex(
+      /^(public|(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5})$/,
+      "must be host:port, such as 127.0.0.1:9090 or [::1]:9090, or public",
+    )
+    .default("127.0.0.1:0"),
   SECRETS_KEY: z.string().optional(),
   ERASURE_VACUUM: z.enum(["full", "plain", "off"]).optional(),
   ERASURE_VACUUM_QUIET_MS: integer(1000),
@@ -136,7 +139,10 @@ export interface Config {
   /** The key that seals stored secrets (docs/security.md); from a key file in dataDir when unset. */
   readonly secrets: { readonly key: Buffer | undefined; readonly previousKeys: readonly Buffer[] };
   readonly adminToken: string | undefined;
-  /** The admin API on a listener of its own, and not on the public port; undefined: on the public port. */
+  /**
+   * The admin API on a listener of its own and not on the public port: by default on loopback at a port the
+   * system picks (published in dataDir for the CLI); undefined with ADMIN_LISTEN=public: on the public port.
+   */
   readonly adminListen: { readonly host: string; readonly port: number } | undefined;
   /** After erasures: VACUUM FULL (embedded default), plain VACUUM (PostgreSQL default) or none; then a checkpoint. */
   readonly erasure: { readonly vacuum: "full" | "plain" | "off"; readonly quietMs: number };
@@ -212,7 +218,7 @@ export interface Config {
 export class ConfigError extends Error {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`Invalid configuration:\n  ${problems.join("\n  ")}`);
+    super(`Invalid configuration: ${problems.join("; ")}`);
     this.name = "ConfigError";
     this.problems = problems;
   }
@@ -263,7 +269,7 @@ export function envToConfig(env: Env): Config {
     backupDir: e.BACKUP_DIR,
     secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),
     adminToken: e.ADMIN_TOKEN,
-    adminListen: e.ADMIN_LISTEN === undefined ? undefined : parseHostPort(e.ADMIN_LISTEN),
+    adminListen: e.ADMIN_LISTEN === "public" ? undefined : parseHostPort(e.ADMIN_LISTEN),
     erasure: Object.freeze({
       vacuum: e.ERASURE_VACUUM ?? (e.DATABASE_URL ? ("plain" as const) : ("full" as const)),
       quietMs: e.ERASURE_VACUUM_QUIET_MS,

@@ -1,9 +1,10 @@
 import { readEnv } from "./config.ts";
-import { oneLine, serve } from "./serve.ts";
+import { serve } from "./serve.ts";
+import { startupFailureLine } from "./startup-failure.ts";
 
 // The only entry of `npm start`: the service in this process until SIGTERM or SIGINT.
 
 serve(readEnv()).catch((error) => {
-  process.stderr.write(`${oneLine(error)}\n`);
+  process.stderr.write(`${startupFailureLine(error)}\n`);
   process.exit(1);
 });

@@ -1,11 +1,8 @@
-import { ConfigError, type Env, envToConfig } from "./config.ts";
+import { type Env, envToConfig } from "./config.ts";
 import type { AdminAccess } from "./first-start.ts";
 import { standardOutputInBlocks } from "./log-output.ts";
-import { SecretKeyError } from "./secrets/secret-box.ts";
 import { type RunningServer, startServer } from "./server.ts";
-import { DataDirLockedError } from "./store/engine/data-dir-lock.ts";
-import { DataDirModeError } from "./store/engine/data-dir-mode.ts";
-import { DatabaseWaitError } from "./wait-for-database.ts";
+import { startupFailureLine } from "./startup-failure.ts";
 
 // Runs the service in this process until SIGTERM or SIGINT: config → server →
 // listening → ready. Shared by `node src/main.ts` and `caller-context serve`.
@@ -36,7 +33,23 @@ export async function serve(env: Env): Promise<void> {
   };
   process.on("SIGTERM", () => void stop("SIGTERM", 0));
   process.on("SIGINT", () => void stop("SIGINT", 0));
-  server = await startServer(config, { logDestination: output.destination });
+  // Printed as soon as they are stored, before the workers start: a start that fails later has shown them.
+  const showFirstStart = async (first: NonNullable<AdminAccess["firstStart"]>) => {
+    // Shown once, on the first start, and never written to the log.
+    await output.writeHeld();
+    await writeOut(
+      [
+        "",
+        "First start: save these now, they are not shown again.",
+        `  ADMIN_TOKEN=${first.adminToken}`,
+        ...(first.defaultAccount
+          ? [`  account:   ${first.defaultAccount.accountId}`, `  API key:   ${first.defaultAccount.apiKey}`]
+          : []),
+        "",
+      ].join("\n"),
+    );
+  };
+  server = await startServer(config, { logDestination: output.destination, onFirstStart: showFirstStart });
   const key = server.secretsKey;
   if (key.kind === "file") {
     server.context.log.info({ keyFile: key.path }, "stored secrets are sealed with the key in this file");
@@ -54,38 +67,20 @@ export async function serve(env: Env): Promise<void> {
     return;
   }
 
-  let access: AdminAccess;
   try {
-    access = await server.ready;
+    await server.ready;
   } catch (error) {
     if (stopping !== undefined) return;
-    process.stderr.write(`${oneLine(error)}\n`);
+    process.stderr.write(`${startupFailureLine(error)}\n`);
     await stop("start-up failed", 1);
     return;
-  }
-  const first = access.firstStart;
-  if (first !== undefined) {
-    // Shown once, on the first start, and never written to the log.
-    await output.writeHeld();
-    process.stdout.write(
-      [
-        "",
-        "First start: save these now, they are not shown again.",
-        `  ADMIN_TOKEN=${first.adminToken}`,
-        ...(first.defaultAccount
-          ? [`  account:   ${first.defaultAccount.accountId}`, `  API key:   ${first.defaultAccount.apiKey}`]
-          : []),
-        "",
-      ].join("\n"),
-    );
   }
   server.context.log.info({ url: server.url }, "caller context ready");
 }
 
-/** Expected start-up failures are one line; anything else keeps its stack. */
-export function oneLine(error: unknown): string {
-  if (error instanceof ConfigError) return error.message;
-  const expected = [DataDirLockedError, DataDirModeError, DatabaseWaitError, SecretKeyError];
-  if (expected.some((kind) => error instanceof kind)) return `caller-context: ${(error as Error).message}`;
-  return (error as Error)?.stack ?? String(error);
+/** Resolves once standard output has taken the text: the secrets are shown before they count as shown. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+  });
 }

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
+import { publishAdminUrl } from "./admin-address.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { forgetMePepper } from "./customers/forget-me-pepper.ts";
+import { asDataDirFailure } from "./data-dir-access.ts";
 import { type Clock, systemClock } from "./domain/clock.ts";
 import { createForgetMeHasher } from "./domain/forget-me.ts";
 import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-worker.ts";
-import { type AdminAccess, ensureAdminAccess } from "./first-start.ts";
+import { type AdminAccess, ensureAdminAccess, markFirstStartShown, SHOWING_GRACE_MS } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
@@ -16,6 +18,7 @@ import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
 import { createInterceptorChain } from "./interceptor-chain.ts";
+import { listenAs } from "./listen-failure.ts";
 import { registerEventMetrics } from "./metrics/event-metrics.ts";
 import { countNoContext, createMetrics } from "./metrics/metrics.ts";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-routes.ts";
@@ -33,6 +36,11 @@ export interface ServerOptions {
   readonly clock?: Clock;
   /** Where log lines go; standard output when unset. */
   readonly logDestination?: pino.DestinationStream;
+  /**
+   * Shows the first start's secrets, before anything else that could fail; once it has returned, later
+   * starts neither show nor create them again. Without it they are in `ready`'s value, and count as shown.
+   */
+  readonly onFirstStart?: (firstStart: NonNullable<AdminAccess["firstStart"]>) => Promise<void>;
 }
 
 export interface RunningServer {
@@ -46,7 +54,7 @@ export interface RunningServer {
   readonly ready: Promise<AdminAccess>;
   /** Where the key sealing stored secrets came from (a key file's path is printed at start). */
   readonly secretsKey: SecretsKey["source"];
-  /** Where the admin API is served with ADMIN_LISTEN; undefined: at `url`. */
+  /** Where the admin API is served (by default a loopback port of its own); undefined with ADMIN_LISTEN=public: at `url`. */
   readonly adminUrl: string | undefined;
   /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined with METRICS=off. */
   readonly metricsUrl: string | undefined;
@@ -63,12 +71,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Loaded only when configured: tracing costs nothing when off.
   const tracing = config.tracing ? await openTracing(config.tracing) : undefined;
   // An embedded directory held by another process stops the start here, at once.
-  const database = await createDatabase(config, { onQuery: tracing?.onQuery });
+  const database = await createDatabase(config, { onQuery: tracing?.onQuery }).catch((error) => {
+    throw asDataDirFailure(config.dataDir, error);
+  });
   // Watched once ready: opening and migrating the embedded database holds the event loop on purpose.
   let pressure: ProcessPressure | undefined;
   try {
     // After the database: the embedded directory is checked and locked before the key file beside it is read.
-    const secretsKey = await loadSecretsKey(config);
+    const secretsKey = await loadSecretsKey(config).catch((error) => {
+      throw asDataDirFailure(config.dataDir, error);
+    });
     if (secretsKey.source.kind === "file" && database.kind === "postgres") {
       log.warn(
         { keyFile: secretsKey.source.path },
@@ -135,21 +147,36 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     });
     const { metrics } = context;
     const app = await createApp(context, interceptors, { serves: config.adminListen ? "public" : "all" });
-    const url = await app.listen({ port: config.port, host: config.host });
+    const url = await listenAs(
+      "PORT",
+      `${config.host}:${config.port}`,
+      app.listen({ port: config.port, host: config.host }),
+    );
     log.info({ url, database: database.kind }, "caller context listening");
-    const adminApp = config.adminListen && (await createApp(context, interceptors, { serves: "admin" }));
+    const { adminListen } = config;
+    const adminApp = adminListen && (await createApp(context, interceptors, { serves: "admin" }));
     const adminUrl =
-      config.adminListen && adminApp
-        ? await adminApp.listen({ ...config.adminListen }).catch(async (error) => {
+      adminListen && adminApp
+        ? await listenAs(
+            "ADMIN_LISTEN",
+            `${adminListen.host}:${adminListen.port}`,
+            adminApp.listen({ ...adminListen }),
+          ).catch(async (error) => {
             await app.close();
             throw error;
           })
         : undefined;
     if (adminUrl !== undefined) log.info({ url: adminUrl }, "admin API listening");
+    const withdrawAdminUrl = adminUrl === undefined ? undefined : await publishAdminAddress(config, adminUrl, log);
     const metricsServer: MetricsServer | undefined =
       metrics === undefined
         ? undefined
-        : await startMetricsServer(metrics, config.metricsListen).catch(async (error) => {
+        : await listenAs(
+            "METRICS_PORT",
+            `${config.metricsListen.host}:${config.metricsListen.port}`,
+            startMetricsServer(metrics, config.metricsListen),
+          ).catch(async (error) => {
+            await withdrawAdminUrl?.();
             await app.close();
             await adminApp?.close();
             throw error;
@@ -168,10 +195,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         if (resealed > 0)
           log.info({ resealed, keyId: secretsKey.box.keyId }, "stored secrets sealed with the current key");
         pepper = await forgetMePepper(database.db, secretsKey.box);
-        return ensureAdminAccess(database.db, config, clock.now());
+        return ensureAdminAccess(database.db, config, clock.now(), () =>
+          log.info(
+            { waitMs: SHOWING_GRACE_MS },
+            "the first start's secrets are not shown yet: waiting for the start that created them, else creating them again",
+          ),
+        );
       },
       { log, deadlineMs: config.startupDbWaitMs, signal: stopWaiting.signal },
-    ).then((adminAccess) => {
+    ).then(async (adminAccess) => {
+      if (adminAccess.firstStart !== undefined) {
+        await options.onFirstStart?.(adminAccess.firstStart);
+        await markFirstStartShown(database.db);
+      }
       context.adminTokenHash = adminAccess.adminTokenHash;
       sweeper = startSweeper(database.db, clock, {
         ...config.sweep,
@@ -205,6 +241,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       async close() {
         stopWaiting.abort(new Error("server closed while waiting for the database"));
         await ready.catch(() => {});
+        await withdrawAdminUrl?.();
         await app.close();
         await adminApp?.close();
         await metricsServer?.close();
@@ -227,6 +264,28 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     pressure?.stop();
     await database.close().catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Where the CLI finds the admin listener; without it (an in-memory database, a directory that cannot be
+ * written) the CLI needs CALLER_CONTEXT_URL, which the warning says.
+ */
+async function publishAdminAddress(
+  config: Config,
+  adminUrl: string,
+  log: pino.Logger,
+): Promise<(() => Promise<void>) | undefined> {
+  if (config.database.kind === "pglite" && config.dataDir === ":memory:") return undefined;
+  try {
+    const withdraw = await publishAdminUrl(config.dataDir, adminUrl);
+    return () => withdraw().catch(() => {});
+  } catch (error) {
+    log.warn(
+      { err: error, url: adminUrl },
+      "the admin API's address could not be written in DATA_DIR: the CLI needs CALLER_CONTEXT_URL set to it",
+    );
+    return undefined;
   }
 }
 

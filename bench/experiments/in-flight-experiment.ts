@@ -33,6 +33,7 @@ try {
         ...database.env,
         PORT: "0",
         ADMIN_TOKEN: adminToken,
+        ADMIN_LISTEN: "public",
         LOG_LEVEL: "error",
         ADMISSION_CONTROL: limiter,
       }),

@@ -50,6 +50,8 @@ export function startServiceProcess(options: ServiceProcessOptions): Promise<Chi
       PORT: "0",
       HOST: "127.0.0.1",
       ADMIN_TOKEN: options.adminToken,
+      // The bench seeds its keys on the one port it measures (the admin API's own listener is the default).
+      ADMIN_LISTEN: "public",
       // /metrics has a listener of its own (127.0.0.1); a free port, logged as "metrics listening".
       METRICS_PORT: "0",
       LOG_LEVEL: "info",

@@ -42,7 +42,9 @@ export const accountCommands: readonly Command[] = [
     summary: "create a one-time dashboard sign-up link (for SIGNUP=invite)",
     async run({ admin, env }) {
       const invite = await admin().createSignupInvite({});
-      const url = new URL(invite.path, env.CALLER_CONTEXT_URL || "http://127.0.0.1:8080").toString();
+      // The public origin: the admin listener the CLI talks to serves no dashboard.
+      const origin = env.CALLER_CONTEXT_PUBLIC_URL || env.CALLER_CONTEXT_URL || "http://127.0.0.1:8080";
+      const url = new URL(invite.path, origin).toString();
       return {
         json: { url, expires_at: invite.expiresAt },
         text: `Sign-up link (works once, until ${invite.expiresAt}):\n${url}`,

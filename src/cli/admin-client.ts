@@ -13,6 +13,8 @@ export interface AdminClientOptions {
   readonly baseUrl: string;
   readonly token: string;
   readonly timeoutMs?: number;
+  /** The file baseUrl was read from, named when it cannot be reached (the service may have stopped). */
+  readonly foundIn?: string;
 }
 
 export function createAdminClient(options: AdminClientOptions): AdminClient {
@@ -22,7 +24,7 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
     try {
       return await next(req);
     } catch (error) {
-      throw describe(error, origin);
+      throw describe(error, origin, options.foundIn);
     }
   };
   const transport = createConnectTransport({
@@ -38,10 +40,21 @@ export function createAdminClient(options: AdminClientOptions): AdminClient {
  * The error an operator reads (main prints its rawMessage): the server's
  * message with the HTTP status it answered, or why it could not be reached.
  */
-function describe(error: unknown, origin: string): ConnectError {
+function describe(error: unknown, origin: string, foundIn: string | undefined): ConnectError {
   const connectError = ConnectError.from(error);
   const unreachable = networkReason(connectError.cause);
-  if (unreachable !== undefined) return new ConnectError(`cannot reach ${origin}: ${unreachable}`, Code.Unavailable);
+  const source = foundIn === undefined ? "" : ` (read from ${foundIn}: is the service running?)`;
+  if (unreachable !== undefined) {
+    return new ConnectError(`cannot reach ${origin}: ${unreachable}${source}`, Code.Unavailable);
+  }
+  if (connectError.code === Code.Unimplemented) {
+    // What an operator meets pointing the CLI at the public port, where the admin API is not served by default.
+    return new ConnectError(
+      `${origin} does not serve the admin API (404): point CALLER_CONTEXT_URL at the admin listener ` +
+        "(ADMIN_LISTEN; logged as 'admin API listening'), or unset it on the service's host",
+      connectError.code,
+    );
+  }
   if (connectError.code === Code.DeadlineExceeded) {
     return new ConnectError(`cannot reach ${origin}: timed out`, Code.DeadlineExceeded);
   }

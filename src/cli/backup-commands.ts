@@ -1,4 +1,6 @@
+import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
+import { adminAddressPath } from "../admin-address.ts";
 import { requireOption } from "./arguments.ts";
 import type { Command } from "./command.ts";
 
@@ -36,6 +38,8 @@ export const backupCommands: readonly Command[] = [
       const dataDir = requireOption(options, "data-dir");
       const { restoreSnapshot } = await import("../store/engine/restore-snapshot.ts");
       const restored = await restoreSnapshot(args[0]!, dataDir);
+      // The copy holds the address its server's admin listener had; the next server writes its own.
+      await rm(adminAddressPath(dataDir), { force: true });
       return {
         json: { data_dir: resolve(dataDir), calls: restored.calls },
         text: `Restored ${restored.calls} calls into ${resolve(dataDir)}; start the service with DATA_DIR=${resolve(dataDir)}`,

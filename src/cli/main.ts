@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { ConnectError } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { adminAddressPath, readAdminUrl } from "../admin-address.ts";
 import { ConfigError, type Env, readEnv } from "../config.ts";
 import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
@@ -28,6 +29,7 @@ const COMMANDS: readonly Command[] = [
   migrateCommand,
   serveCommand,
 ];
+// Where the admin API is with ADMIN_LISTEN=public and the default PORT, when no address is published.
 const DEFAULT_URL = "http://127.0.0.1:8080";
 
 async function main(argv: string[], env: Env): Promise<number> {
@@ -53,9 +55,17 @@ async function main(argv: string[], env: Env): Promise<number> {
 function adminClientFromEnv(env: Env): AdminClient {
   const token = env.ADMIN_TOKEN;
   if (!token) throw new UsageError("ADMIN_TOKEN is not set");
-  const baseUrl = env.CALLER_CONTEXT_URL || DEFAULT_URL;
-  if (!URL.canParse(baseUrl)) throw new UsageError(`CALLER_CONTEXT_URL is not a URL: '${baseUrl}'`);
-  return createAdminClient({ baseUrl, token });
+  if (env.CALLER_CONTEXT_URL) {
+    const baseUrl = env.CALLER_CONTEXT_URL;
+    if (!URL.canParse(baseUrl)) throw new UsageError(`CALLER_CONTEXT_URL is not a URL: '${baseUrl}'`);
+    return createAdminClient({ baseUrl, token });
+  }
+  // The admin listener a service on this host publishes in its DATA_DIR (by default on loopback, at a port
+  // the system picked), as the service reads DATA_DIR.
+  const dataDir = env.DATA_DIR || "./data";
+  const published = readAdminUrl(dataDir);
+  if (published === undefined) return createAdminClient({ baseUrl: DEFAULT_URL, token });
+  return createAdminClient({ baseUrl: published, token, foundIn: adminAddressPath(dataDir) });
 }
 
 /** One line, whatever the error: scripts read stderr line by line. */

@@ -20,3 +20,9 @@ export async function insertSettingOnce(db: Db, name: string, value: string): Pr
 export async function replaceSetting(db: Db, name: string, stored: string, value: string): Promise<void> {
   await db.updateTable("settings").set({ value }).where("name", "=", name).where("value", "=", stored).execute();
 }
+
+/** Removes a setting; returns the value it held, or undefined when there was none (or another removed it first). */
+export async function deleteSetting(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.deleteFrom("settings").where("name", "=", name).returning("value").executeTakeFirst();
+  return row?.value;
+}

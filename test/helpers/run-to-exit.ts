@@ -13,12 +13,25 @@ export interface Finished {
   readonly ms: number;
 }
 
-export function runToExit(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Finished> {
+export interface RunOptions {
+  /** The working directory; the repository's root when unset (args are then relative to it). */
+  readonly cwd?: string;
+  /** Another user to run as (the test runs as root), for permissions root would ignore. */
+  readonly user?: { readonly uid: number; readonly gid: number };
+}
+
+export function runToExit(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  options: RunOptions = {},
+): Promise<Finished> {
   const startedAt = performance.now();
   const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...options.user,
   });
   let stdout = "";
   let stderr = "";

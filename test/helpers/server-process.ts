@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ADMIN_TOKEN, SECRETS_KEY } from "./test-server.ts";
 
@@ -35,15 +36,18 @@ export interface ServerProcessOptions {
   readonly until?: "listening" | "ready";
   /** What to run: `node src/main.ts` (the default) or `npm start`. */
   readonly command?: "node" | "npm start";
+  /** The working directory of `node src/main.ts` (where a default DATA_DIR lands); the repository's root when unset. */
+  readonly cwd?: string;
 }
 
 export async function startServerProcess(
   env: Record<string, string>,
   options: ServerProcessOptions = {},
 ): Promise<ServerProcess> {
-  const [file, args] = options.command === "npm start" ? ["npm", ["start"]] : [process.execPath, ["src/main.ts"]];
+  const [file, args] =
+    options.command === "npm start" ? ["npm", ["start"]] : [process.execPath, [join(REPO_ROOT, "src/main.ts")]];
   const child = spawn(file, args, {
-    cwd: REPO_ROOT,
+    cwd: options.command === "npm start" ? REPO_ROOT : (options.cwd ?? REPO_ROOT),
     env: {
       ...process.env,
       PORT: "0",
@@ -51,6 +55,8 @@ export async function startServerProcess(
       ADMIN_TOKEN,
       SECRETS_KEY,
       METRICS_PORT: "0",
+      // As in test-server.ts: the admin API on the public port unless a test asks for the default ("").
+      ADMIN_LISTEN: "public",
       LOG_LEVEL: "info",
       ...env,
     },

@@ -43,6 +43,9 @@ async function startOn(database: TestDatabase, options: TestServerOptions): Prom
     SECRETS_KEY,
     // Metrics have a listener of their own; a free port, as the API's.
     METRICS_PORT: "0",
+    // The suites reach the admin API where they reach the rest: on the public port, the documented way back.
+    // The default, a loopback listener of its own, is proved by test/slow/admin-listener.test.ts.
+    ADMIN_LISTEN: "public",
     LOG_LEVEL: "info",
     // Suites send many bad keys on purpose; the failed-auth limit has a suite of its own.
     AUTH_FAILURES_PER_MINUTE: "100000",

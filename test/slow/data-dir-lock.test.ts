@@ -51,7 +51,8 @@ describe("a second opener of a data directory in use", () => {
   test("a second server exits 1 at once with one line naming the directory and the holder's pid", () => {
     expect(seen.second?.code).toBe(1);
     expect(seen.second?.stderr).toBe(
-      `caller-context: data directory ${dataDir} is in use by process ${seen.firstPid}; only one process may open it\n`,
+      `caller-context: DATA_DIR: data directory ${dataDir} is in use by process ${seen.firstPid}; only one process may open it: ` +
+        "set DATA_DIR to another directory, or DATABASE_URL to a PostgreSQL database the instances share\n",
     );
     // It never opened a port: nothing was logged as listening.
     expect(seen.second?.stdout).not.toContain("caller context listening");
@@ -60,7 +61,8 @@ describe("a second opener of a data directory in use", () => {
   test("caller-context migrate is refused the same way", () => {
     expect(seen.migrate?.code).toBe(1);
     expect(seen.migrate?.stderr).toBe(
-      `caller-context: data directory ${dataDir} is in use by process ${seen.firstPid}; only one process may open it\n`,
+      `caller-context: DATA_DIR: data directory ${dataDir} is in use by process ${seen.firstPid}; only one process may open it: ` +
+        "set DATA_DIR to another directory, or DATABASE_URL to a PostgreSQL database the instances share\n",
     );
   });
 

@@ -12,7 +12,10 @@ export const LOCK_FILE = "caller-context.lock";
 
 export class DataDirLockedError extends Error {
   constructor(dataDir: string, holder: string) {
-    super(`data directory ${dataDir} is in use by process ${holder}; only one process may open it`);
+    super(
+      `DATA_DIR: data directory ${dataDir} is in use by process ${holder}; only one process may open it: ` +
+        "set DATA_DIR to another directory, or DATABASE_URL to a PostgreSQL database the instances share",
+    );
     this.name = "DataDirLockedError";
   }
 }
