@@ -95,7 +95,7 @@ async function clusterOwner(): Promise<{ uid: number; gid: number } | undefined>
 }
 
 /** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
