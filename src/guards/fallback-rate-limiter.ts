@@ -64,7 +64,9 @@ export function createFallbackRateLimiter(
     usingShared = false;
     outages += 1;
     outageStartedAt = performance.now();
-    log.warn({ err: error }, "Redis does not answer: rate-limit windows are this instance's own until it does");
+    // Redis's failure is not the service's: its reason, without a stack.
+    const reason = error instanceof Error ? error.message : String(error);
+    log.warn({ reason }, "Redis does not answer: rate-limit windows are this instance's own until it does");
     scheduleRecheck();
   };
 

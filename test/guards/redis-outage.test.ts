@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** A limiter on the throwaway Redis whose connection is up (it does not queue commands while it connects). */
 async function sharedLimiter(): Promise<SharedRateLimiter> {
-  const limiter = createRedisRateLimiter({ url: redis.url, commandTimeoutMs: 200 });
+  const limiter = createRedisRateLimiter({ url: redis.url, commandTimeoutMs: 1_000 });
   closers.push(() => limiter.close());
   await untilResolves(() => limiter.recover());
   return limiter;
