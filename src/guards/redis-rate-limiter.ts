@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import { WINDOW_MS, type WindowDecision } from "../domain/rolling-window.ts";
 import { GRANT_LIFETIME_MS, nextGrantSize, takeFromGrant, unusedOf, type WindowGrant } from "../domain/window-grant.ts";
+import { answeredWithin } from "./answered-within.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import { ACQUIRE_GRANT, PEEK_WINDOW, RELEASE_GRANT, SETTLE_GRANT } from "./redis-window-scripts.ts";
 
@@ -57,7 +58,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): Shared
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     lazyConnect: false,
-    commandTimeout: options.commandTimeoutMs,
+    // A host that drops packets would hold each reconnection attempt for ioredis's default 10 s.
     connectTimeout: Math.max(options.commandTimeoutMs, 1000),
     retryStrategy: (times) => Math.min(times * 50, MAX_RECONNECT_DELAY_MS),
   });
@@ -66,10 +67,19 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): Shared
   redis.defineCommand("settleGrant", { numberOfKeys: 1, lua: SETTLE_GRANT });
   redis.defineCommand("releaseGrant", { numberOfKeys: 1, lua: RELEASE_GRANT });
   redis.defineCommand("peekWindow", { numberOfKeys: 1, lua: PEEK_WINDOW });
-  const scripts = redis as unknown as Record<
+  const defined = redis as unknown as Record<
     "acquireGrant" | "settleGrant" | "releaseGrant" | "peekWindow",
     (...args: unknown[]) => Promise<number[]>
   >;
+  // Each command is given up on after the timeout (answered-within.ts: not after a stall of this process's own).
+  // ioredis's own commandTimeout would fire after such a stall, before the reply already waiting was read.
+  const within = <T>(command: Promise<T>) => answeredWithin(command, options.commandTimeoutMs);
+  const scripts = {
+    acquireGrant: (...args: unknown[]) => within(defined.acquireGrant(...args)),
+    settleGrant: (...args: unknown[]) => within(defined.settleGrant(...args)),
+    releaseGrant: (...args: unknown[]) => within(defined.releaseGrant(...args)),
+    peekWindow: (...args: unknown[]) => within(defined.peekWindow(...args)),
+  };
   const instance = Math.random().toString(36).slice(2);
   let sequence = 0;
   const keys = new Map<string, KeyState>();
@@ -174,7 +184,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): Shared
       return { count: count - unusedOf(keys.get(key)?.grant), resetAtMs };
     },
     async recover() {
-      await redis.ping();
+      await within(redis.ping());
       while (repairs.length > 0) {
         await repairs[0]();
         repairs.shift();
