@@ -77,8 +77,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       );
     }
     const admission = createAdmissionControl({ ...config.admission, pressure: () => pressure?.reason() });
-    const sharedLimiter = config.redisUrl ? await openRedisRateLimiter(config.redisUrl, config, log) : undefined;
-    const rateLimiter = sharedLimiter ?? createMemoryRateLimiter();
+    const redisLimiter = config.redisUrl ? await openRedisRateLimiter(config.redisUrl, config, log) : undefined;
+    const rateLimiter = redisLimiter ?? createMemoryRateLimiter();
     let isReady = false;
     let pepper: Buffer | undefined;
     const context: Mutable<AppContext> = {
@@ -93,7 +93,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       rateLimiter,
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
-      metrics: config.metrics ? createMetrics(database, admission, sharedLimiter) : undefined,
+      metrics: config.metrics ? createMetrics(database, admission, redisLimiter) : undefined,
       admission,
       // Calls, which are refused until ready, are the only users; the pepper is read before then.
       forgetMe: createForgetMeHasher(() => {
