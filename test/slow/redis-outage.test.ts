@@ -261,7 +261,7 @@ async function fillEachInstanceAlone(): Promise<Status[][]> {
 /**
  * A fresh Free key's starts, alternating between the instances: the shared window is exact when each answer counts
  * every request before it, whichever instance took it (X-RateLimit-Remaining = 100 - n), the 111th is refused and
- * the other instance refuses the next. Stops at the first answer that says otherwise: undefined.
+ * the other instance refuses the next. Stops at the first answer that says otherwise (`miss` says which).
  */
 async function probeSharedWindow(): Promise<{
   exact: boolean;
