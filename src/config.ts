@@ -28,6 +28,7 @@ const envSchema = z.object({
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   BACKUP_DIR: z.string().min(1).default("./backups"),
   REDIS_URL: z.string().url().optional(),
+  REDIS_TIMEOUT_MS: integer(250, 10),
   ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   ADMIN_LISTEN: z
     .string()
@@ -132,6 +133,8 @@ export interface Config {
       };
   readonly statementTimeoutMs: number;
   readonly redisUrl: string | undefined;
+  /** How long a Redis command may go unanswered before the rate limit uses this instance's windows. */
+  readonly redisTimeoutMs: number;
   /** Where the embedded database lives, and the secrets key file when SECRETS_KEY is unset. */
   readonly dataDir: string;
   /** Where `caller-context backup` has the server write the embedded database's backups. */
@@ -265,6 +268,7 @@ export function envToConfig(env: Env): Config {
       : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
+    redisTimeoutMs: e.REDIS_TIMEOUT_MS,
     dataDir: e.DATA_DIR,
     backupDir: e.BACKUP_DIR,
     secrets: Object.freeze({ key: secretsKey, previousKeys: Object.freeze(previousKeys) }),

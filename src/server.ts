@@ -11,9 +11,10 @@ import { type DeliveryWorker, startDeliveryWorker } from "./events/delivery-work
 import { type AdminAccess, ensureAdminAccess, markFirstStartShown, SHOWING_GRACE_MS } from "./first-start.ts";
 import { createAdmissionControl } from "./guards/admission.ts";
 import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
+import { createFallbackRateLimiter, type FallbackRateLimiter } from "./guards/fallback-rate-limiter.ts";
 import { createKeyVerifier } from "./guards/key-verifier.ts";
 import { type ProcessPressure, watchProcessPressure } from "./guards/process-pressure.ts";
-import { createMemoryRateLimiter, type RateLimiter } from "./guards/rate-limiter.ts";
+import { createMemoryRateLimiter } from "./guards/rate-limiter.ts";
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";
@@ -88,6 +89,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       );
     }
     const admission = createAdmissionControl({ ...config.admission, pressure: () => pressure?.reason() });
+    const redisLimiter = config.redisUrl ? await openRedisRateLimiter(config.redisUrl, config, log) : undefined;
+    const rateLimiter = redisLimiter ?? createMemoryRateLimiter();
     let isReady = false;
     let pepper: Buffer | undefined;
     const context: Mutable<AppContext> = {
@@ -99,10 +102,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       keys: createKeyVerifier(database.db, undefined, clock),
       webhooks: createWebhookVerifier(database.db, clock, secretsKey.box),
       secrets: secretsKey.box,
-      rateLimiter: config.redisUrl ? await openRedisRateLimiter(config.redisUrl) : createMemoryRateLimiter(),
+      rateLimiter,
       // Read only by calls, which are refused until ready, when it is set.
       adminTokenHash: "",
-      metrics: config.metrics ? createMetrics(database, admission) : undefined,
+      metrics: config.metrics ? createMetrics(database, admission, redisLimiter) : undefined,
       admission,
       // Calls, which are refused until ready, are the only users; the pepper is read before then.
       forgetMe: createForgetMeHasher(() => {
@@ -297,7 +300,8 @@ async function openTracing(options: NonNullable<Config["tracing"]>) {
 }
 
 /** Loaded only when Redis is configured: the client library is about 11 MB of memory a single instance does not need. */
-async function openRedisRateLimiter(url: string): Promise<RateLimiter> {
+async function openRedisRateLimiter(url: string, config: Config, log: pino.Logger): Promise<FallbackRateLimiter> {
   const { createRedisRateLimiter } = await import("./guards/redis-rate-limiter.ts");
-  return createRedisRateLimiter(url);
+  const shared = createRedisRateLimiter({ url, commandTimeoutMs: config.redisTimeoutMs });
+  return createFallbackRateLimiter(shared, { log });
 }

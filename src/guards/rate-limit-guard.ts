@@ -32,7 +32,8 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
     const base = BASE_LIMIT_PER_MINUTE[principal.tier];
     const nowMs = clock.now().getTime();
     const decision = await options.rateLimiter.hit(principal.keyId, graceLimit(base), nowMs).catch((error) => {
-      // A rate-limit store that is down must not stop the phones: let the call through.
+      // A limiter that fails must not stop the phones: let the call through. (A Redis that does not answer does not
+      // get here: the instance then keeps the windows itself, src/guards/fallback-rate-limiter.ts.)
       log.error({ err: error }, "rate limiter unavailable; request allowed");
       return undefined;
     });

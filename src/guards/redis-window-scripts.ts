@@ -71,3 +71,16 @@ local first = now
 if #members > 0 then first = tonumber(members[2]) end
 return {count, first + window}
 `;
+
+/**
+ * Takes back a grant whose taking went unanswered (ARGV[1] its id): Redis may have run it after this instance gave
+ * up waiting, and its member, "n#id", names a size this instance never learnt.
+ */
+export const RELEASE_GRANT = `
+local suffix = '#' .. ARGV[1]
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+for _, member in ipairs(members) do
+  if string.sub(member, -#suffix) == suffix then redis.call('ZREM', KEYS[1], member) end
+end
+return 1
+`;

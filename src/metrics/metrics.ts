@@ -1,7 +1,9 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AdmissionControl } from "../guards/admission.ts";
+import type { FallbackRateLimiter } from "../guards/fallback-rate-limiter.ts";
 import type { Database } from "../store/engine/database.ts";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
+import { registerRateLimitMetrics } from "./rate-limit-metrics.ts";
 import { registerRuntimeMetrics } from "./runtime-metrics.ts";
 
 // The service's Prometheus metrics, in a registry of its own (one per running
@@ -37,10 +39,12 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export function createMetrics(
   database: Pick<Database, "poolStats" | "blocksTouched">,
   admission?: Pick<AdmissionControl, "stats">,
+  rateLimiter?: Pick<FallbackRateLimiter, "state">,
 ): Metrics {
   const registry = new Registry();
   const stopRuntimeMetrics = registerRuntimeMetrics(registry);
   if (admission !== undefined) registerAdmissionMetrics(registry, admission);
+  if (rateLimiter !== undefined) registerRateLimitMetrics(registry, rateLimiter);
   const registers = [registry];
   const pool = () => database.poolStats();
   new Gauge({

@@ -20,7 +20,7 @@ afterAll(async () => {
 
 /** A limiter whose connection is up (it does not queue commands while it connects). */
 async function limiter(): Promise<RateLimiter> {
-  const created = createRedisRateLimiter(url);
+  const created = createRedisRateLimiter({ url, commandTimeoutMs: 5_000 });
   limiters.push(created);
   for (let attempt = 0; ; attempt++) {
     try {
