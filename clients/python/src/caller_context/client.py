@@ -17,6 +17,7 @@ from .errors import CallerContextError, DeadlineExceededError
 from .inputs import IdentityHints, IntentStatus, IntentUpdate, Telco, VariableUpdate
 from .operations import Operation, rpc
 from .retry import RetryPolicy, backoff_seconds, is_retryable
+from .settings import checked_api_key, checked_base_url, checked_timeout
 
 T = TypeVar("T")
 
@@ -40,12 +41,12 @@ class CallerContextClient:
         retry: RetryPolicy | None = None,
         http_client: httpx.Client | None = None,
     ) -> None:
-        self._timeout = timeout
+        self._base_url = checked_base_url(base_url)
+        self._auth = {"Authorization": f"Bearer {checked_api_key(api_key)}", "User-Agent": USER_AGENT}
+        self._timeout = checked_timeout(timeout)
         self._retry = retry or RetryPolicy()
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client()
-        self._base_url = httpx.URL(base_url.rstrip("/") + "/")
-        self._auth = {"Authorization": f"Bearer {api_key}", "User-Agent": USER_AGENT}
         self.customers = CustomerRecords(self)
 
     @rpc("StartCall")
