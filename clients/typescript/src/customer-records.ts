@@ -4,7 +4,9 @@ import {
   CustomerService,
   type CustomerSummary,
   type EraseCustomerResponse,
+  type ForgetCustomerResponse,
   type GetCustomerResponse,
+  type LiftForgetMeResponse,
   type MergeCustomersResponse,
   type UnlinkIdentifierResponse,
 } from "./gen/callercontext/v1/customers_pb.ts";
@@ -23,6 +25,10 @@ export interface CustomerRecords {
   /** Moves everything of `from` to `customerRef`; `from` becomes an alias of it. */
   merge(customerRef: string, from: string, options?: CallOptions): Promise<MergeCustomersResponse>;
   unlink(customerRef: string, identifier: Identifier, options?: CallOptions): Promise<UnlinkIdentifierResponse>;
+  /** The caller's "do not remember me": erases them and marks their identifiers; not billed. */
+  forgetMe(customerRef: string, options?: CallOptions): Promise<ForgetCustomerResponse>;
+  /** Lifts the mark covering one identifier: the next call from them is remembered again. */
+  liftForgetMe(identifier: Identifier, options?: CallOptions): Promise<LiftForgetMeResponse>;
 }
 
 export function createCustomerRecords(transport: Transport, runner: CallRunner): CustomerRecords {
@@ -42,6 +48,10 @@ export function createCustomerRecords(transport: Transport, runner: CallRunner):
       runner.run("once", options, (o) =>
         customers.unlinkIdentifier({ customerRef, ...identifierFields(identifier) }, o),
       ),
+    forgetMe: (customerRef, options) =>
+      runner.run("once", options, (o) => customers.forgetCustomer({ customerRef }, o)),
+    liftForgetMe: (identifier, options) =>
+      runner.run("once", options, (o) => customers.liftForgetMe(identifierFields(identifier), o)),
   };
 }
 

@@ -40,7 +40,9 @@ export {
 export type {
   CustomerSummary,
   EraseCustomerResponse,
+  ForgetCustomerResponse,
   GetCustomerResponse,
+  LiftForgetMeResponse,
   MergeCustomersResponse,
   UnlinkIdentifierResponse,
 } from "./gen/callercontext/v1/customers_pb.ts";

@@ -121,4 +121,24 @@ describe.each(PROTOCOLS)("every method over %s", (protocol) => {
       client.close();
     }
   });
+
+  test("forget-me erases the customer and marks their number until the mark is lifted", async () => {
+    const client = clientFor(protocol);
+    try {
+      const ani = newNumber();
+      const a = await client.start({ callId: `c-${randomUUID()}`, identityHints: { ani } });
+      await client.end({ callId: a.callId, customerRef: a.customerRef, intent: "setup" });
+
+      const forgotten = await client.customers.forgetMe(a.customerRef);
+      expect(forgotten).toMatchObject({ customerRef: a.customerRef, erased: true, identifiersMarked: 1 });
+      const again = await client.start({ callId: `c-${randomUUID()}`, identityHints: { ani } });
+      expect(again.customerRef).not.toBe(a.customerRef);
+      expect(again.openIntents).toEqual([]);
+
+      expect(await client.customers.liftForgetMe({ ani })).toMatchObject({ lifted: true, identifiersUnmarked: 1 });
+      expect((await client.customers.liftForgetMe({ ani })).lifted).toBe(false);
+    } finally {
+      client.close();
+    }
+  });
 });
