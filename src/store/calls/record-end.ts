@@ -109,7 +109,7 @@ export async function recordEnd(
         set call_end = ${now}, customer_id = (select id from owner),
           summary = ${record.summary ?? null}::text, intents = ${callIntents(record)}::jsonb
         where calls.account_id = ${accountId} and calls.mode = ${mode} and calls.call_id = ${record.callId}
-          and calls.call_end is null and exists (select 1 from owner)
+          and calls.call_end is null and calls.customer_id is not null and exists (select 1 from owner)
           and (${ref}::uuid is not null or calls.customer_id = (select id from owner))
         returning calls.call_start, calls.customer_id
       ),
