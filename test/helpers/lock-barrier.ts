@@ -17,8 +17,9 @@ export interface RowHold {
 export async function holdRows(url: string, lockingQuery: string, values: unknown[]): Promise<RowHold> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const pid = (await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0].pid;
   await client.query("begin");
+  // Asked inside the transaction: behind a transaction-mode pooler, only the transaction keeps one backend.
+  const pid = (await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0].pid;
   const { rowCount } = await client.query(lockingQuery, values);
   if (!rowCount) {
     await client.end();
