@@ -115,8 +115,10 @@ async function endCallOnce(
     };
   }
   await openCall(deps.db, tenant, command.callId);
-  // The ref names a customer now that the statement did not see (a merge in between): the retry follows it.
-  if (target !== undefined && (await resolveCustomerRef(deps.db, tenant, target)) !== undefined) {
+  // The call is open, so the customer the statement locked went before it could (merged away or erased), or the
+  // call moved from it meanwhile: the retry looks again, following a merge. Only a ref that names nobody now is
+  // not found.
+  if (customerRef === undefined || (target !== undefined && (await resolveCustomerRef(deps.db, tenant, target)))) {
     throw new CustomerGoneError();
   }
   throw new DomainError("not_found", `Customer '${customerRef}' not found`);

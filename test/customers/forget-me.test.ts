@@ -149,3 +149,24 @@ describe.each(TRANSPORTS)("do not remember over %s", (via) => {
     expect(back.body.customer_ref).toBe(elsewhere.body.customer_ref);
   });
 });
+
+test("a forgotten caller's end naming a remembered customer saves nothing to them: the call stays a stranger's", async () => {
+  const { apiKey } = await createAccountWithKey(server.url);
+  const keyed = forKey(calls, "rest", apiKey);
+  const marker = randomUUID().slice(0, 8);
+  const remembered = await keyed.start({ call_id: `known-${marker}`, identity_hints: { ani: "+14155558111" } });
+  const first = await keyed.start({ call_id: `first-${marker}`, identity_hints: { ani: "+14155558112" } });
+  expect((await rpc.call("rest", forget, apiKey, { customer_ref: first.body.customer_ref })).status).toBe(200);
+  const later = await keyed.start({ call_id: `later-${marker}`, identity_hints: { ani: "+14155558112" } });
+  expect(later.body.identity.recommendation).toBe("ignore");
+
+  const ended = await keyed.end({
+    call_id: `later-${marker}`,
+    customer_ref: remembered.body.customer_ref,
+    variables: { note: `stranger-${marker}` },
+  });
+  expect(ended.status).toBe(200);
+  expect(ended.body.variables_updated).toBe(0);
+  expect((await callRow(`later-${marker}`)).customer_id).toBeNull();
+  expect(await columnsHolding(server.context.database.db, [`stranger-${marker}`])).toEqual([]);
+});

@@ -59,6 +59,16 @@ const KEY_TAKEN = "CC409";
  * outbox (src/store/calls/end-events.ts), in the same statement, so there is no
  * end without its events and no event without its end. Of two concurrent ends, the
  * second waits for the first's row lock and then finds the call ended.
+ *
+ * Locks are taken customer first, then call, the order of a merge and an
+ * erasure (src/store/customer-changes.ts): `owner`, the customer the end
+ * saves to, is key-share locked before the call row. Taken the other way
+ * round (the call row, then the customer its saved rows reference), an end
+ * and a merge or an erasure of that customer could each wait for the other
+ * until PostgreSQL broke the deadlock by failing one of them. An owner
+ * merged away or erased while the end waited for it is gone (the lock finds
+ * no row), and so is one the call was moved from meanwhile: the end then
+ * closes nothing, and end-call.ts looks again.
  */
 export async function recordEnd(
   db: Db,
@@ -85,13 +95,22 @@ export async function recordEnd(
           and c.account_id = ${accountId} and c.mode = ${mode}
         limit 1
       ),
+      owner as (
+        select id from customers
+        where id = case when ${ref}::uuid is null then (
+            select customer_id from calls
+            where account_id = ${accountId} and mode = ${mode} and call_id = ${record.callId} and call_end is null
+          ) else (select id from target) end
+          and account_id = ${accountId} and mode = ${mode}
+        for key share
+      ),
       closed as (
         update calls
-        set call_end = ${now}, customer_id = coalesce((select id from target), calls.customer_id),
+        set call_end = ${now}, customer_id = (select id from owner),
           summary = ${record.summary ?? null}::text, intents = ${callIntents(record)}::jsonb
         where calls.account_id = ${accountId} and calls.mode = ${mode} and calls.call_id = ${record.callId}
-          and calls.call_end is null and calls.customer_id is not null
-          and (${ref}::uuid is null or exists (select 1 from target))
+          and calls.call_end is null and calls.customer_id is not null and exists (select 1 from owner)
+          and (${ref}::uuid is not null or calls.customer_id = (select id from owner))
         returning calls.call_start, calls.customer_id
       ),
       result as (${endResult(record)}),

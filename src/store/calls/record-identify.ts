@@ -38,6 +38,12 @@ export type IdentifyWrite =
  * becomes; a verified caller's identifiers and the call's number are linked
  * to them; the context is read; the call is billed, or the statement undone
  * when no credit is left. Nothing happens unless the call is still open.
+ * The customer is locked before the call row (`target`, the lock `seen`
+ * needs anyway), the order of a merge and an erasure: the other way round, an
+ * identify moving a call of a customer being merged to the survivor, and the
+ * merge, could each wait for the other. A customer merged away or erased
+ * while the identify waited for it is gone: nothing moves, and
+ * identify-call.ts looks again.
  */
 export async function recordIdentify(
   db: Db,
@@ -56,6 +62,7 @@ export async function recordIdentify(
     sql<{ moved: boolean; call_start: Date | null; credits_left: number | null } & ContextRow>`
     with target as (
       select id from customers where id = ${customer} and account_id = ${accountId} and mode = ${mode}
+      for no key update
     ),
     call as (
       update calls set customer_id = (select id from target)
