@@ -20,6 +20,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   LISTEN_SOCKETS: z.coerce.number().int().min(1).max(64).default(16),
   DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOLER: z.enum(["none", "session", "transaction"]).default("none"),
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   REDIS_URL: z.string().url().optional(),
@@ -99,6 +100,12 @@ export type Env = Record<string, string | undefined>;
 
 import type { Tier } from "./domain/tiers.ts";
 
+/**
+ * "none": PostgreSQL itself, or a pooler that keeps a client's session; "session": a pooler in session mode that
+ * refuses startup parameters (PgBouncer); "transaction": one in transaction mode, where nothing rests on a session.
+ */
+export type DatabasePooler = "none" | "session" | "transaction";
+
 export interface Config {
   readonly port: number;
   /** Prometheus metrics; off only to measure what they cost. */
@@ -109,7 +116,13 @@ export interface Config {
   readonly tracing: { readonly endpoint: string } | undefined;
   readonly host: string;
   readonly database:
-    | { readonly kind: "postgres"; readonly url: string; readonly poolSize: number }
+    | {
+        readonly kind: "postgres";
+        readonly url: string;
+        readonly poolSize: number;
+        /** What stands between the service and PostgreSQL (docs/operations.md, Poolers). */
+        readonly pooler: DatabasePooler;
+      }
     | {
         readonly kind: "pglite";
         readonly dataDir: string;
@@ -236,7 +249,7 @@ export function envToConfig(env: Env): Config {
     tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? Object.freeze({ endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT }) : undefined,
     host: e.HOST,
     database: e.DATABASE_URL
-      ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE }
+      ? { kind: "postgres" as const, url: e.DATABASE_URL, poolSize: e.DB_POOL_SIZE, pooler: e.DATABASE_POOLER }
       : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,

@@ -7,11 +7,11 @@ import { readBlocksTouched } from "./blocks-touched.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
+import { pgClientOptions } from "./pg-client-options.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
-import { planSettingsOption, planSettingsStatement } from "./plan-settings.ts";
-import { PreparingClient } from "./preparing-client.ts";
+import { planSettingsStatement } from "./plan-settings.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
 
 export type Db = Kysely<Schema>;
@@ -67,11 +67,8 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize,
-      statement_timeout: config.statementTimeoutMs,
       connectionTimeoutMillis: config.statementTimeoutMs,
-      Client: prepareStatements ? PreparingClient : pg.Client,
-      // A DATABASE_URL's own `options` parameter takes the place of this one.
-      options: planSettingsOption(genericPlans),
+      ...pgClientOptions(target.pooler, config.statementTimeoutMs, { prepareStatements, genericPlans }),
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
