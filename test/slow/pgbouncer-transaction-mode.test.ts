@@ -92,6 +92,63 @@ describe("behind PgBouncer 1.18 in transaction mode", () => {
   });
 });
 
+describe("behind PgBouncer 1.18 in transaction mode, a call whose budget runs out", () => {
+  let server: TestServer;
+  let locker: pg.Client | undefined;
+
+  beforeAll(async () => {
+    // A statement timeout far beyond the wait below: only a cancel ends the statement's wait within it.
+    server = await startTestServer({
+      database,
+      env: {
+        DATABASE_URL: throughPooler,
+        DATABASE_POOLER: "transaction",
+        START_BUDGET_MS: "1500",
+        DB_STATEMENT_TIMEOUT_MS: "120000",
+      },
+    });
+  });
+  afterAll(async () => {
+    await locker?.end();
+    await server?.stop();
+  });
+
+  test("has its statement cancelled on PostgreSQL, not left waiting for a lock", async () => {
+    const { accountId, apiKey } = await createAccountWithKey(server.url);
+    // On PostgreSQL itself: the start's write waits for its credit slot behind these locks until it is cancelled.
+    locker = new pg.Client({ connectionString: database.env.DATABASE_URL });
+    await locker.connect();
+    await locker.query("begin");
+    try {
+      await locker.query("select 1 from quota_slots where account_id = $1 for update", [accountId]);
+      const answer = await post(server.url, "/v1/calls/start", apiKey, {
+        call_id: "cancelled-1",
+        identity_hints: { ani: "+14155550199" },
+      });
+      expect(answer.status).toBe(503);
+      // Within 10 s: without a cancel it would wait for the lock for the whole statement timeout (120 s).
+      let waiting = await waitingForLock(locker);
+      for (let tries = 0; tries < 100 && waiting > 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        waiting = await waitingForLock(locker);
+      }
+      console.log(`statements still waiting for the lock after the 503: ${waiting}`);
+      expect(waiting).toBe(0);
+    } finally {
+      await locker.query("rollback");
+    }
+  });
+});
+
+/** Sessions of the test's database, other than `client`'s, waiting for a lock. */
+async function waitingForLock(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `select count(*)::int as n from pg_stat_activity
+     where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
 describe("behind PgBouncer 1.18 without DATABASE_POOLER", () => {
   test("start-up stops with one line naming DATABASE_POOLER", async () => {
     const failure = await startTestServer({ database, env: { DATABASE_URL: throughPooler } }).then(

@@ -64,11 +64,12 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
   const prepareStatements = options.prepareStatements ?? true;
   const genericPlans = options.genericPlans ?? true;
   if (target.kind === "postgres") {
+    const client = pgClientOptions(target.pooler, config.statementTimeoutMs, { prepareStatements, genericPlans });
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolSize,
       connectionTimeoutMillis: config.statementTimeoutMs,
-      ...pgClientOptions(target.pooler, config.statementTimeoutMs, { prepareStatements, genericPlans }),
+      ...client.pool,
     });
     // An idle client that loses its server emits here; without a listener the process would crash.
     pool.on("error", () => {});
@@ -77,7 +78,10 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
     pool.on("connect", (client) => client.on("error", () => {}));
     const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
     return wrap(
-      new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: options.onQuery }),
+      new Kysely<Schema>({
+        dialect: new PostgresDialect({ pool, controlClient: client.controlClient }),
+        log: options.onQuery,
+      }),
       "postgres",
       stats,
     );

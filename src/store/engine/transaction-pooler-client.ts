@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { PoolerCancel } from "./pooler-cancel.ts";
 import { SettingsFirstQuery } from "./settings-first-query.ts";
 
 // The pg client for a transaction-mode pooler (DATABASE_POOLER=transaction;
@@ -10,10 +11,16 @@ import { SettingsFirstQuery } from "./settings-first-query.ts";
 // server connection that never saw it. One without parameters (BEGIN, COMMIT,
 // `select 1`, the migrations' DDL) is sent as it is, with the database's own
 // settings: inside a transaction the settings a statement with parameters set
-// hold until its end.
+// hold until its end. A running statement is cancelled by the protocol's
+// CancelRequest, which the pooler routes (pooler-cancel.ts).
 
-export function transactionPoolerClient(settings: string): typeof pg.Client {
+export function transactionPoolerClient(settings: string, cancel: PoolerCancel): typeof pg.Client {
   return class TransactionPoolerClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      cancel.track(this);
+    }
+
     // pg's query has many overloads; this forwards all of them but the one Kysely uses.
     override query(config: any, values?: any, callback?: any): any {
       if (typeof config !== "string" || !Array.isArray(values) || values.length === 0) {
