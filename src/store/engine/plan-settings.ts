@@ -45,7 +45,7 @@ export function planSettingsStatement(genericPlans: boolean, statementTimeoutMs?
 /**
  * As one statement that sets them for the current transaction only (set_config's is_local), for a
  * transaction-mode pooler, where a session's settings would stay behind on a server connection another client
- * uses next. It returns a row rather than warn as SET LOCAL does outside BEGIN (settings-first-query.ts).
+ * uses next. It returns a row rather than warn as SET LOCAL does outside BEGIN (settings-query.ts).
  */
 export function planSettingsForTransaction(genericPlans: boolean, statementTimeoutMs: number): string {
   const calls = withTimeout(settings(genericPlans), statementTimeoutMs).map(
