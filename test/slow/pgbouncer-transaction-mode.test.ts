@@ -9,8 +9,10 @@ import { startThrowawayPgbouncer, type ThrowawayPgbouncer } from "../helpers/thr
 // transaction may run on another server connection: a statement prepared on
 // one is not found on the next ("prepared statement cc_… does not exist"),
 // and PgBouncer refuses the startup parameters that carried the plan settings.
-// With DATABASE_POOLER=transaction every call is answered; told nothing, the
-// service refuses to start with one line naming the setting.
+// With DATABASE_POOLER=transaction every call is answered and a call past its
+// budget has its statement cancelled; told nothing, the service refuses to
+// start with one line naming the setting, and so it does behind a pooler told
+// to drop those parameters (the plans would no longer be held to probes).
 
 /** Calls at once: several times the service's pool (4) and PgBouncer's pool per database is 20. */
 const AT_ONCE = 24;
@@ -158,6 +160,27 @@ describe("behind PgBouncer 1.18 without DATABASE_POOLER", () => {
     expect(failure).toMatch(
       /^database start-up failed: .*unsupported startup parameter: \S+ .*DATABASE_POOLER=transaction/,
     );
+    expect(failure).not.toContain("\n");
+  });
+});
+
+describe("behind a PgBouncer told to drop the startup parameters, without DATABASE_POOLER", () => {
+  let dropping: ThrowawayPgbouncer | undefined;
+  afterAll(() => dropping?.stop());
+
+  test("start-up stops with one line: the plan settings do not hold", async () => {
+    dropping = await startThrowawayPgbouncer(database.env.DATABASE_URL!, {
+      poolMode: "session",
+      extra: ["ignore_startup_parameters = options,statement_timeout"],
+    });
+    const failure = await startTestServer({
+      database,
+      env: { DATABASE_URL: dropping.urlFor(database.env.DATABASE_URL!) },
+    }).then(
+      () => "started",
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(/^database start-up failed: .*enable_seqscan = on.*DATABASE_POOLER=session/);
     expect(failure).not.toContain("\n");
   });
 });
