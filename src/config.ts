@@ -24,6 +24,7 @@ const envSchema = z.object({
     .string()
     .refine((url) => parseDatabaseUrl(url) !== undefined, DATABASE_URL_FORM)
     .optional(),
+  DATABASE_POOLER: z.enum(["none", "session", "transaction"]).default("none"),
   DATA_DIR: z.string().min(1).default("./data"),
   EMBEDDED_DB_THREAD: z.enum(["worker", "main"]).default("worker"),
   BACKUP_DIR: z.string().min(1).default("./backups"),
@@ -108,6 +109,12 @@ export type Env = Record<string, string | undefined>;
 
 import type { Tier } from "./domain/tiers.ts";
 
+/**
+ * "none": PostgreSQL itself, or a pooler that keeps a client's session; "session": a pooler in session mode that
+ * refuses startup parameters (PgBouncer); "transaction": one in transaction mode, where nothing rests on a session.
+ */
+export type DatabasePooler = "none" | "session" | "transaction";
+
 export interface Config {
   readonly port: number;
   /** Prometheus metrics; off only to measure what they cost. */
@@ -124,6 +131,8 @@ export interface Config {
         readonly url: string;
         readonly address: DatabaseAddress;
         readonly poolSize: number;
+        /** What stands between the service and PostgreSQL (docs/operations.md, Poolers). */
+        readonly pooler: DatabasePooler;
       }
     | {
         readonly kind: "pglite";
@@ -264,6 +273,7 @@ export function envToConfig(env: Env): Config {
           // Checked by the schema above.
           address: parseDatabaseUrl(e.DATABASE_URL)!,
           poolSize: e.DB_POOL_SIZE,
+          pooler: e.DATABASE_POOLER,
         }
       : { kind: "pglite" as const, dataDir: e.DATA_DIR, thread: e.EMBEDDED_DB_THREAD },
     statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,

@@ -28,6 +28,7 @@ import { resealSecrets } from "./secrets/reseal-secrets.ts";
 import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
 import { createDatabase } from "./store/engine/database.ts";
 import { migrateToLatest } from "./store/engine/migrate.ts";
+import { checkPlanSettings } from "./store/engine/plan-settings-check.ts";
 import { createErasureCompaction } from "./store/jobs/erasure-compaction.ts";
 import { type Sweeper, startSweeper } from "./store/jobs/sweeper.ts";
 import { createUsageMeter } from "./usage/usage-meter.ts";
@@ -193,6 +194,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const eventMetrics = metrics && registerEventMetrics(metrics.registry, database.db, () => clock.now());
     const ready = waitForDatabase(
       async () => {
+        await checkPlanSettings(database.db);
         await migrateToLatest(database.db);
         const { resealed } = await resealSecrets(database.db, secretsKey.box);
         if (resealed > 0)

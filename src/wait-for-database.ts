@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
-import { isDatabaseUnavailable } from "./store/engine/database-errors.ts";
+import { isDatabaseUnavailable, isStartupParameterRefused } from "./store/engine/database-errors.ts";
 
 // Start-up order is not ours to choose: a PostgreSQL started beside the service
 // may accept connections seconds later. Unreachable is retried with capped
@@ -32,7 +32,7 @@ export async function waitForDatabase<T>(attempt: () => Promise<T>, options: Wai
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
       const reason = reasonOf(error);
-      if (!isRetryable(error)) throw new DatabaseWaitError(`database start-up failed: ${reason}`);
+      if (!isRetryable(error)) throw new DatabaseWaitError(`database start-up failed: ${reason}${hintFor(error)}`);
       const waitedMs = performance.now() - startedAt;
       const leftMs = options.deadlineMs > 0 ? options.deadlineMs - waitedMs : Number.POSITIVE_INFINITY;
       if (leftMs <= 0) {
@@ -49,8 +49,15 @@ export async function waitForDatabase<T>(attempt: () => Promise<T>, options: Wai
 }
 
 function isRetryable(error: unknown): boolean {
+  if (isStartupParameterRefused(error)) return false;
   // EAI_AGAIN: a container's host name not resolvable yet.
   return isDatabaseUnavailable(error) || (error as { code?: unknown })?.code === "EAI_AGAIN";
+}
+
+function hintFor(error: unknown): string {
+  return isStartupParameterRefused(error)
+    ? " (behind PgBouncer or another pooler, set DATABASE_POOLER=session or DATABASE_POOLER=transaction)"
+    : "";
 }
 
 function reasonOf(error: unknown): string {

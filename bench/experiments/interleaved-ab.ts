@@ -22,7 +22,8 @@ import { parseVariant } from "./variant.ts";
 // gives each side's median over `--slices` slices, B over A, and "paired B / A", the median of the ratios of
 // slices next to each other in time (the steadier figure on a machine whose speed wanders). The side that runs
 // second has measured a few per cent higher on this machine however the code differs, so run each comparison both
-// ways round (swap --a and --b) and read the two ratios together. A variant is NAME=value settings and Node flags, as in burst-ab.ts.
+// ways round (swap --a and --b) and read the two ratios together. A variant is NAME=value settings and Node flags, as in burst-ab.ts;
+// POOLER_AT=host:port among them puts a pooler (PgBouncer) between that side's server and its database.
 // Needs DATABASE_URL (PostgreSQL; two fresh databases are created there and dropped).
 
 const { values } = parseArgs({
@@ -73,12 +74,14 @@ try {
     const variant = parseVariant(name === "A" ? values.a : values.b);
     const database = await createBenchDatabase(process.env.DATABASE_URL, `${stamp}_${name.toLowerCase()}`);
     const adminToken = randomToken();
+    // POOLER_AT=host:port: the server reaches its database through a pooler there (seeding still goes direct).
+    const { POOLER_AT: poolerAt, ...serverEnv } = variant.env;
     const service = createService({
-      databaseEnv: database.env,
+      databaseEnv: poolerAt === undefined ? database.env : throughPooler(database.env, poolerAt),
       adminToken,
       postgres: true,
       root: name === "A" ? values["a-root"] : values["b-root"],
-      serverEnv: variant.env,
+      serverEnv,
       nodeFlags: variant.nodeFlags,
     });
     const side: Side = { name, database, service, slices: [] };
@@ -151,4 +154,11 @@ try {
     await side.service.stop();
     await side.database.dispose();
   }
+}
+
+/** DATABASE_URL with the pooler's host and port in place of the server's (the database name stays). */
+function throughPooler(env: Readonly<Record<string, string>>, hostPort: string): Record<string, string> {
+  const url = new URL(env.DATABASE_URL ?? "");
+  url.host = hostPort;
+  return { ...env, DATABASE_URL: url.toString() };
 }

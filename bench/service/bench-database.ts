@@ -36,7 +36,9 @@ export async function createBenchDatabase(databaseUrl: string | undefined, stamp
   await withAdminClient(databaseUrl, (client) => client.query(`create database ${name}`));
   const url = new URL(databaseUrl);
   url.pathname = `/${name}`;
-  const env = { DATABASE_URL: url.toString() };
+  // Behind a pooler (DATABASE_URL naming PgBouncer), the benchmark's own store (seed, DB ceiling) is told so too.
+  const pooler = process.env.DATABASE_POOLER;
+  const env = { DATABASE_URL: url.toString(), ...(pooler ? { DATABASE_POOLER: pooler } : {}) };
   return {
     kind: "postgres",
     name,

@@ -53,6 +53,25 @@ function watch(service: string, until: (seen: ServingStatus[]) => boolean): Prom
   });
 }
 
+/**
+ * The first check after the database is back. Behind PgBouncer (DATABASE_POOLER set), a database that refused its
+ * connections is tried again only after PgBouncer's server_login_retry (15 s by default; docs/operations.md,
+ * Poolers), so the check is repeated, once a second, until it answers SERVING or 20 s have passed.
+ */
+async function servingAgain(): ReturnType<typeof check> {
+  const { database } = server.config;
+  const behindPooler = database.kind === "postgres" && database.pooler !== "none";
+  const startedAt = performance.now();
+  let status = await check("");
+  while (behindPooler && status !== ServingStatus.SERVING && performance.now() - startedAt < 20_000) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    status = await check("");
+  }
+  if (behindPooler)
+    console.log(`SERVING again ${Math.round(performance.now() - startedAt)} ms after the database was back`);
+  return status;
+}
+
 describe("grpc.health.v1.Health/Check", () => {
   test("SERVING for the server and each service; NOT_FOUND for an unknown one", async () => {
     expect(await check("")).toBe(ServingStatus.SERVING);
@@ -73,7 +92,7 @@ describe("grpc.health.v1.Health/Check", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await outage.restore();
 
-    expect(await check("")).toBe(ServingStatus.SERVING);
+    expect(await servingAgain()).toBe(ServingStatus.SERVING);
     expect(await watched).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING, ServingStatus.SERVING]);
   });
 

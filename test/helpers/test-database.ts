@@ -5,7 +5,7 @@ import { createDatabase, type Database, type DatabaseOptions } from "../../src/s
 import { migrateToLatest } from "../../src/store/engine/migrate.ts";
 
 // Each test file gets a database of its own: a fresh PostgreSQL database when
-// DATABASE_URL is set, otherwise an in-memory embedded one (on the thread
+// DATABASE_URL is set (DATABASE_POOLER passed on with it), otherwise an in-memory embedded one (on the thread
 // EMBEDDED_DB_THREAD names, if set).
 
 export interface TestDatabase {
@@ -24,8 +24,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await withAdminClient(base, (client) => client.query(`create database ${name}`));
   const url = new URL(base);
   url.pathname = `/${name}`;
+  // Through a pooler (the CI's PgBouncer run), the service is told which kind.
+  const pooler = process.env.DATABASE_POOLER;
   return {
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url.toString(), ...(pooler ? { DATABASE_POOLER: pooler } : {}) },
     drop: () => withAdminClient(base, (client) => client.query(`drop database if exists ${name} with (force)`)),
   };
 }

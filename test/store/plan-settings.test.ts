@@ -6,8 +6,8 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database.
 
 // The service's sessions price a sequential scan as a last resort and keep one
 // generic plan per prepared statement (src/store/engine/plan-settings.ts), on
-// PostgreSQL and on the embedded database alike; the benchmark's A/B turns the
-// second off.
+// PostgreSQL, behind a pooler (DATABASE_POOLER) and on the embedded database
+// alike; the benchmark's A/B turns the second off.
 
 const OPEN_TIMEOUT_MS = 180_000;
 let testDatabase: TestDatabase;
@@ -24,8 +24,10 @@ afterAll(async () => {
 async function planSettings(genericPlans?: boolean): Promise<{ mode?: string; seqscan?: string }> {
   const database = await createDatabase(envToConfig({ ...testDatabase.env, LOG_LEVEL: "silent" }), { genericPlans });
   opened.push(database);
+  // With parameters, as every statement of a call is sent: behind a transaction-mode pooler the settings travel
+  // with each such statement rather than with the session (src/store/engine/transaction-pooler-client.ts).
   const { rows } = await sql<{ mode: string; seqscan: string }>`
-    select current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') as seqscan`.execute(
+    select current_setting(${"plan_cache_mode"}) as mode, current_setting(${"enable_seqscan"}) as seqscan`.execute(
     database.db,
   );
   return { mode: rows[0]?.mode, seqscan: rows[0]?.seqscan };

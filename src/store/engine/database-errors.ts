@@ -52,3 +52,11 @@ export function isServerLost(error: unknown): boolean {
 export function isCustomerGone(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "23503";
 }
+
+/**
+ * A pooler that refuses the startup parameters the service sends without DATABASE_POOLER (PgBouncer: "unsupported
+ * startup parameter: options", SQLSTATE 08P01). Not an outage: retrying cannot help.
+ */
+export function isStartupParameterRefused(error: unknown): boolean {
+  return error instanceof Error && /unsupported startup parameter/i.test(error.message);
+}

@@ -7,11 +7,11 @@ import { readBlocksTouched } from "./blocks-touched.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
+import { pgClientOptions } from "./pg-client-options.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
 import { pgliteModules } from "./pglite-modules.ts";
 import { type PgliteQueryable, PgliteThread } from "./pglite-thread.ts";
-import { planSettingsOption, planSettingsStatement } from "./plan-settings.ts";
-import { PreparingClient } from "./preparing-client.ts";
+import { planSettingsStatement } from "./plan-settings.ts";
 import { PreparingPglite } from "./preparing-pglite.ts";
 import { createPrimaryLocator, type PrimaryLocator, ReadOnlyHostError } from "./primary-locator.ts";
 import { createPrimaryPool } from "./primary-pool.ts";
@@ -80,16 +80,19 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       readWrite: target.address.readWrite,
       timeoutMs: config.statementTimeoutMs,
     });
-    const { pool, stats } = createPrimaryPool(locator, prepareStatements ? PreparingClient : pg.Client, {
+    const client = pgClientOptions(target.pooler, config.statementTimeoutMs, { prepareStatements, genericPlans });
+    const { Client = pg.Client, ...clientOptions } = client.pool;
+    const { pool, stats } = createPrimaryPool(locator, Client as typeof pg.Client, {
+      ...clientOptions,
       connectionString: hosts[0]?.url ?? target.address.url,
       max: target.poolSize,
-      statement_timeout: config.statementTimeoutMs,
       connectionTimeoutMillis: config.statementTimeoutMs,
-      // A DATABASE_URL's own `options` parameter takes the place of this one.
-      options: planSettingsOption(genericPlans),
     });
     return wrap(
-      new Kysely<Schema>({ dialect: new PostgresDialect({ pool }), log: options.onQuery }),
+      new Kysely<Schema>({
+        dialect: new PostgresDialect({ pool, controlClient: client.controlClient }),
+        log: options.onQuery,
+      }),
       "postgres",
       stats,
       // No snapshot (PostgreSQL is backed up with its own tools), nothing to do after the pool ends.

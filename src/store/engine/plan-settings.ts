@@ -35,9 +35,25 @@ export function planSettingsOption(genericPlans: boolean): string {
     .join(" ");
 }
 
-/** As statements, for a session already open (PGlite). */
-export function planSettingsStatement(genericPlans: boolean): string {
-  return settings(genericPlans)
+/** As statements, for a session already open (PGlite; a session-mode pooler, with the statement timeout). */
+export function planSettingsStatement(genericPlans: boolean, statementTimeoutMs?: number): string {
+  return withTimeout(settings(genericPlans), statementTimeoutMs)
     .map(([name, value]) => `set ${name} = ${value};`)
     .join(" ");
+}
+
+/**
+ * As one statement that sets them for the current transaction only (set_config's is_local), for a
+ * transaction-mode pooler, where a session's settings would stay behind on a server connection another client
+ * uses next. It returns a row rather than warn as SET LOCAL does outside BEGIN (settings-query.ts).
+ */
+export function planSettingsForTransaction(genericPlans: boolean, statementTimeoutMs: number): string {
+  const calls = withTimeout(settings(genericPlans), statementTimeoutMs).map(
+    ([name, value]) => `set_config('${name}', '${value}', true)`,
+  );
+  return `select ${calls.join(", ")}`;
+}
+
+function withTimeout(entries: [string, string][], statementTimeoutMs: number | undefined): [string, string][] {
+  return statementTimeoutMs === undefined ? entries : [...entries, ["statement_timeout", `${statementTimeoutMs}`]];
 }
