@@ -1,14 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { status as grpcStatus } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  type CallClient,
-  type CallOutcome,
-  createCallClient,
-  TRANSPORTS,
-  type Transport,
-} from "../helpers/call-client.ts";
-import { type Caller, endBodyOf, newCaller, startBodyOf, unreadableCallers } from "../helpers/callers.ts";
+import { type CallClient, createCallClient } from "../helpers/call-client.ts";
+import { type Answer, startCallLoad, statusOf, tally } from "../helpers/call-load.ts";
+import { type Caller, unreadableCallers } from "../helpers/callers.ts";
 import { type ReadinessWatch, watchReadiness } from "../helpers/readiness-watch.ts";
 import { createAccountWithKey, type JsonResponse, request } from "../helpers/rest-client.ts";
 import { type ServerProcess, startServerProcess } from "../helpers/server-process.ts";
@@ -25,19 +20,6 @@ const WORKERS = 8;
 const OUTAGE_MS = 2_000;
 const ANSWER_WITHIN_MS = 3_000;
 const RECOVER_WITHIN_MS = 5_000;
-/** A caller that got 503 waits a little, as a client honouring Retry-After would, but less. */
-const PAUSE_AFTER_FAILURE_MS = 20;
-const MAX_CALLERS_PER_WORKER = 5_000;
-
-interface Answer {
-  readonly op: "start" | "end";
-  readonly via: Transport;
-  readonly sentAt: number;
-  readonly answeredAt: number;
-  readonly outcome?: CallOutcome;
-  /** Set when no answer came (a transport error). */
-  readonly error?: string;
-}
 
 /** A health check's answer, or why there was none. */
 type Probe = { readonly res: JsonResponse } | { readonly error: string };
@@ -47,8 +29,9 @@ let server: ServerProcess | undefined;
 let calls: CallClient | undefined;
 let readiness: ReadinessWatch | undefined;
 
-const answers: Answer[] = [];
-const acknowledged: Caller[] = [];
+/** The load's answers and acknowledged callers, once it has stopped. */
+let answers: readonly Answer[] = [];
+let acknowledged: readonly Caller[] = [];
 const healthDuringOutage: Probe[] = [];
 /** performance.now() marks of the database's life; backAfter as pg_isready saw it. */
 const marks = { stopped: 0, startBegun: 0, backAfter: {} as Record<string, number>, goingDown: [] as number[] };
@@ -67,8 +50,10 @@ beforeAll(async () => {
     Array.from({ length: WORKERS }, () => createAccountWithKey(server!.url, { tier: "scale" })),
   );
 
-  let stopped = false;
-  const workers = keys.map(({ apiKey }, w) => driveCallers(calls!, apiKey, w, () => stopped));
+  const load = startCallLoad(
+    calls,
+    keys.map(({ apiKey }) => apiKey),
+  );
   try {
     await sleep(1_000);
 
@@ -99,8 +84,8 @@ beforeAll(async () => {
     marks.backAfter["restart -m immediate (a crash)"] = await backSince(marks.goingDown.at(-1)!);
     await sleep(1_000);
   } finally {
-    stopped = true;
-    await Promise.all(workers);
+    await load.stop();
+    ({ answers, acknowledged } = load);
     await readiness.stop();
   }
 });
@@ -122,44 +107,7 @@ afterAll(async () => {
   await cluster?.remove();
 });
 
-/** One caller after another: start, then end with a variable and an intent; REST and gRPC in turn. */
-async function driveCallers(client: CallClient, apiKey: string, worker: number, stopped: () => boolean) {
-  for (let i = 0; i < MAX_CALLERS_PER_WORKER && !stopped(); i++) {
-    const caller = newCaller(apiKey, `w${worker}`);
-    const via = TRANSPORTS[(worker + i) % 2];
-    const started = await timed("start", via, () => client.start(via, apiKey, startBodyOf(caller)));
-    if (started.outcome?.status === 200) {
-      const end = endBodyOf(caller, started.outcome.body.customer_ref);
-      const ended = await timed("end", via, () => client.end(via, apiKey, end));
-      if (ended.outcome?.status === 200) {
-        acknowledged.push(caller);
-        continue;
-      }
-    }
-    await sleep(PAUSE_AFTER_FAILURE_MS);
-  }
-}
-
-async function timed(op: Answer["op"], via: Transport, send: () => Promise<CallOutcome>): Promise<Answer> {
-  const sentAt = performance.now();
-  let answer: Answer;
-  try {
-    answer = { op, via, sentAt, outcome: await send(), answeredAt: performance.now() };
-  } catch (error) {
-    answer = { op, via, sentAt, error: String(error), answeredAt: performance.now() };
-  }
-  answers.push(answer);
-  return answer;
-}
-
-const statusOf = (answer: Answer) => answer.outcome?.status ?? `no answer: ${answer.error}`;
 const duringOutage = () => answers.filter((a) => a.sentAt >= marks.stopped && a.answeredAt <= marks.startBegun);
-
-function tally(list: readonly Answer[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const answer of list) counts[statusOf(answer)] = (counts[statusOf(answer)] ?? 0) + 1;
-  return counts;
-}
 
 describe("while PostgreSQL restarts, stops and crashes under load", () => {
   test("every request is answered 200 or 503 (gRPC UNAVAILABLE), never 500 and never left unanswered", async ({
