@@ -10,7 +10,8 @@ export async function openCall(
   callId: string,
 ): Promise<{ readonly customerId: string | null }> {
   const call = await findCallState(db, tenant, callId);
-  if (call === undefined) throw new DomainError("not_found", `Call '${callId}' was never started`);
+  if (call === undefined)
+    throw new DomainError("not_found", `Call '${callId}' not found: never started, or erased with its customer`);
   if (call.ended) throw new DomainError("failed_precondition", `Call '${callId}' has already ended`);
   return call;
 }
