@@ -18,6 +18,19 @@ export interface CallMemoryOptions extends SipStartOptions, RenderOptions {
   readonly participant: { readonly attributes: Readonly<Record<string, string>> };
   /** The external id key the identify tool sends an account number as (default `account_number`). */
   readonly identifyKey?: string;
+  /**
+   * The application's own check that the caller is who they claim (a PIN, a one-time code, a CRM lookup of
+   * something only they know). A claim the caller only said is a hint: without this check, or when it answers
+   * false, identify is sent unverified, so the service neither links the caller's number to that customer nor
+   * releases the variables saved with requires_verification.
+   */
+  readonly verifyCaller?: (claim: CallerClaim) => Promise<boolean>;
+}
+
+/** What the caller said about who they are, as the identify tool received it. */
+export interface CallerClaim {
+  readonly accountNumber?: string;
+  readonly phoneNumber?: string;
 }
 
 export interface CallMemory {
@@ -71,11 +84,13 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
       return chatCtx;
     },
     tools: createCallTools({
-      identify: async (hints) => {
+      identify: async (hints, claim) => {
+        // Only the application's check makes a spoken claim a verified one.
+        const verified = (await options.verifyCaller?.(claim)) === true;
         const identified = await options.client.identify({
           callId: request.callId,
           identityHints: hints,
-          verified: true,
+          verified,
         });
         latest = identified;
         return memory.contextText;

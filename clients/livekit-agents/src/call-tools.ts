@@ -1,12 +1,16 @@
 import { llm } from "@livekit/agents";
 import { z } from "zod";
 
-// The function tools the LLM is given. Descriptions say when to call them; the identify tool is for a
-// caller who has confirmed who they are, so its identity is sent as verified.
+// The function tools the LLM is given. Descriptions say when to call them. What a caller says about who
+// they are is a claim: the identify tool sends it as hints, verified only when the application's own check
+// says so (CallMemoryOptions.verifyCaller), never on the caller's word.
 
 export interface CallToolsHandlers {
   /** Identifies the caller with the given hints; returns the new context text for the model. */
-  identify(hints: { ani?: string; externalIds: Record<string, string>; customerRef?: string }): Promise<string>;
+  identify(
+    hints: { ani?: string; externalIds: Record<string, string>; customerRef?: string },
+    claim: { accountNumber?: string; phoneNumber?: string },
+  ): Promise<string>;
   record(outcome: { intent: string; status: "open" | "resolved"; variables: Record<string, string> }): void;
   readonly identifyKey: string;
 }
@@ -15,18 +19,22 @@ export function createCallTools(handlers: CallToolsHandlers): llm.ToolContextEnt
   const identifyCaller = llm.tool({
     name: "identify_caller",
     description:
-      "Call once the caller has confirmed who they are (for example by giving their account number or the phone " +
-      "number on their account). Returns what is known about them.",
+      "Call when the caller tells you who they are (their account number, or the phone number on their account). " +
+      "Returns what may be shared with them; details that need verification stay held back unless the " +
+      "application has verified the caller.",
     parameters: z.object({
       account_number: z.string().nullable().describe("The account number the caller gave, if any"),
       phone_number: z.string().nullable().describe("The phone number on the caller's account, in E.164, if given"),
     }),
     execute: async ({ account_number, phone_number }) => {
       if (!account_number && !phone_number) return "Ask the caller for their account number or phone number first.";
-      return handlers.identify({
-        ani: phone_number ?? undefined,
-        externalIds: account_number ? { [handlers.identifyKey]: account_number } : {},
-      });
+      return handlers.identify(
+        {
+          ani: phone_number ?? undefined,
+          externalIds: account_number ? { [handlers.identifyKey]: account_number } : {},
+        },
+        { accountNumber: account_number ?? undefined, phoneNumber: phone_number ?? undefined },
+      );
     },
   });
   const recordCallOutcome = llm.tool({

@@ -65,18 +65,26 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     expect(memory.instructions("You are a support agent.")).toBe(`You are a support agent.\n\n${text}`);
   });
 
-  test("the identify tool, called by the model in an AgentSession, identifies the caller as verified", async () => {
+  /** A customer known by an account number, with a plan and a PIN-protected balance; and a call from a new number. */
+  async function accountHolderCalling() {
     const account = `A-${randomUUID()}`;
     const known = await client.start({
       callId: `c-${randomUUID()}`,
       identityHints: { externalIds: { account_number: account } },
     });
-    await client.end({ callId: known.callId, customerRef: known.customerRef, variables: { plan: "fibre_500" } });
+    await client.end({
+      callId: known.callId,
+      customerRef: known.customerRef,
+      variableUpdates: {
+        plan: { value: "fibre_500" },
+        balance_owed: { value: "eur_1234", requiresVerification: true },
+      },
+    });
+    return { account, known };
+  }
 
-    // A new number: the service cannot tell who this is until the caller gives their account number.
-    const memory = createCallMemory({ client, participant: { attributes: sipAttributes(newNumber()) } });
-    const started = await memory.start();
-    expect(started.identity?.recommendation).toBe(Recommendation.IGNORE);
+  /** Runs one model turn in which the caller says their account number and the model calls identify_caller. */
+  async function sayAccountNumber(memory: ReturnType<typeof createCallMemory>, account: string): Promise<string> {
     const said = `My account number is ${account}`;
     const session = new voice.AgentSession({
       llm: new voice.testing.FakeLLM([
@@ -93,14 +101,53 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
       const result = session.run({ userInput: said });
       await result.wait();
       result.expect.containsFunctionCall({ name: "identify_caller" });
-      const output = result.expect.containsFunctionCallOutput().event().item;
-      expect(output.output).toContain("- plan: fibre_500");
-      expect(memory.customerRef).toBe(known.customerRef);
-      expect(memory.latest?.identity).toMatchObject({ confidence: 1, recommendation: Recommendation.REUSE });
-      expect(memory.latest?.identity?.sources[0]).toBe("verified");
+      return String(result.expect.containsFunctionCallOutput().event().item.output);
     } finally {
       await session.close();
     }
+  }
+
+  test("a spoken account number is a claim: identify goes unverified and what needs verification stays held back", async () => {
+    const { account, known } = await accountHolderCalling();
+    // A new number: the service cannot tell who this is until the caller gives their account number.
+    const memory = createCallMemory({ client, participant: { attributes: sipAttributes(newNumber()) } });
+    expect((await memory.start()).identity?.recommendation).toBe(Recommendation.IGNORE);
+    const output = await sayAccountNumber(memory, account);
+    expect(memory.customerRef).toBe(known.customerRef);
+    expect(memory.latest?.identity?.sources).not.toContain("verified");
+    expect(memory.latest?.identity?.confidence).toBeLessThan(1);
+    expect(output).toContain("- plan: fibre_500");
+    expect(output).not.toContain("eur_1234");
+    expect(memory.latest?.heldBackVariables).toEqual(["balance_owed"]);
+  });
+
+  test("identify is verified only when the application's own check says so", async () => {
+    const refused = await accountHolderCalling();
+    const claims: unknown[] = [];
+    const doubting = createCallMemory({
+      client,
+      participant: { attributes: sipAttributes(newNumber()) },
+      verifyCaller: async (claim) => {
+        claims.push(claim);
+        return false;
+      },
+    });
+    await doubting.start();
+    expect(await sayAccountNumber(doubting, refused.account)).not.toContain("eur_1234");
+    expect(claims).toEqual([{ accountNumber: refused.account }]);
+    expect(doubting.latest?.identity?.sources).not.toContain("verified");
+
+    const checked = await accountHolderCalling();
+    const trusting = createCallMemory({
+      client,
+      participant: { attributes: sipAttributes(newNumber()) },
+      verifyCaller: async (claim) => claim.accountNumber === checked.account,
+    });
+    await trusting.start();
+    const output = await sayAccountNumber(trusting, checked.account);
+    expect(trusting.latest?.identity).toMatchObject({ confidence: 1, recommendation: Recommendation.REUSE });
+    expect(trusting.latest?.identity?.sources[0]).toBe("verified");
+    expect(output).toContain("- balance_owed: eur_1234");
   });
 
   test("closing the session ends the call with what the agent recorded, and the next start sees it", async () => {
