@@ -4,7 +4,7 @@ import {
   IntentStatus,
   type StartCallResponse,
 } from "@caller-context/client";
-import { llm, voice } from "@livekit/agents";
+import { llm, log, voice } from "@livekit/agents";
 import { createCallTools } from "./call-tools.ts";
 import { type CallerContextAnswer, type RenderOptions, renderCallerContext } from "./context-rendering.ts";
 import { type SipStartOptions, startRequestFromSip } from "./sip-attributes.ts";
@@ -25,7 +25,16 @@ export interface CallMemoryOptions extends SipStartOptions, RenderOptions {
    * releases the variables saved with requires_verification.
    */
   readonly verifyCaller?: (claim: CallerClaim) => Promise<boolean>;
+  /**
+   * How long the start may take, retries included (default 800 ms): the phone is ringing. Past it, or when the
+   * service refuses or cannot be reached, the agent goes on without context.
+   */
+  readonly startBudgetMs?: number;
+  /** Told why a start gave no context (default: a warning in the agent's log). */
+  readonly onStartFailed?: (error: unknown) => void;
 }
+
+const DEFAULT_START_BUDGET_MS = 800;
 
 /** What the caller said about who they are, as the identify tool received it. */
 export interface CallerClaim {
@@ -34,8 +43,12 @@ export interface CallerClaim {
 }
 
 export interface CallMemory {
-  /** Starts the call with the service; the answer is also kept for `instructions` and `chatContext`. */
-  start(): Promise<StartCallResponse>;
+  /**
+   * Starts the call with the service; the answer is also kept for `instructions` and `chatContext`. Never
+   * throws: undefined when the service was late, refused or down (the call goes on without context, and the
+   * end is not sent, since no start is known to have landed).
+   */
+  start(): Promise<StartCallResponse | undefined>;
   /** The caller context as text, from the latest start or identify. */
   readonly contextText: string;
   /** `base` followed by the caller context: for `new voice.Agent({ instructions })`. */
@@ -70,9 +83,16 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
 
   const memory: CallMemory = {
     async start() {
-      const started = await options.client.start(request);
-      latest = started;
-      return started;
+      try {
+        const started = await options.client.start(request, {
+          timeoutMs: options.startBudgetMs ?? DEFAULT_START_BUDGET_MS,
+        });
+        latest = started;
+        return started;
+      } catch (error) {
+        (options.onStartFailed ?? warnStartFailed)(error);
+        return undefined;
+      }
     },
     get contextText() {
       return latest === undefined ? "" : renderCallerContext(latest, options);
@@ -138,4 +158,11 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
     },
   };
   return memory;
+}
+
+function warnStartFailed(error: unknown): void {
+  log().warn(
+    { error: error instanceof Error ? error.message : String(error) },
+    "caller context: no context for this call",
+  );
 }

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createServer, type Server, type Socket } from "node:net";
 import { createCallerContextClient, type Protocol, Recommendation } from "@caller-context/client";
 import { initializeLogger, llm, voice } from "@livekit/agents";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -185,5 +187,57 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     expect(next.customerRef).toBe(memory.customerRef);
     expect(next.openIntents.map((open) => open.intent)).toEqual(["connection_drops"]);
     expect(next.variables.last_call_summary?.value).toBe("Line checked; engineer visit to book.");
+  });
+});
+
+describe.each(PROTOCOLS)("a service that cannot help, over %s, never stops the call", (protocol) => {
+  /** A TCP server that takes connections and never answers: a service slower than any budget. */
+  let silent: Server;
+  const held: Socket[] = [];
+  beforeAll(async () => {
+    silent = createServer((socket) => held.push(socket)).listen(0, "127.0.0.1");
+    await once(silent, "listening");
+  });
+  afterAll(() => {
+    for (const socket of held) socket.destroy();
+    silent.close();
+  });
+
+  async function startAgainst(baseUrl: string) {
+    const client = createCallerContextClient({ baseUrl, apiKey: fixture.apiKey, protocol });
+    const failures: unknown[] = [];
+    const memory = createCallMemory({
+      client,
+      participant: { attributes: sipAttributes(newNumber()) },
+      startBudgetMs: 300,
+      onStartFailed: (error) => failures.push(error),
+    });
+    try {
+      const started = await memory.start();
+      return { started, failures, memory, ended: await memory.end() };
+    } finally {
+      client.close();
+    }
+  }
+
+  test("slower than the budget: start gives no context, says why once, and no end is sent", async () => {
+    const { port } = silent.address() as { port: number };
+    const { started, failures, memory, ended } = await startAgainst(`http://127.0.0.1:${port}`);
+    expect(started).toBeUndefined();
+    expect(failures).toHaveLength(1);
+    expect(memory.instructions("You are a support agent.")).toBe("You are a support agent.");
+    expect(memory.chatContext().items).toEqual([]);
+    expect(ended).toBeUndefined();
+  });
+
+  test("down (nothing listens): the same", async () => {
+    const closed = createServer().listen(0, "127.0.0.1");
+    await once(closed, "listening");
+    const { port } = closed.address() as { port: number };
+    closed.close();
+    const { started, failures, ended } = await startAgainst(`http://127.0.0.1:${port}`);
+    expect(started).toBeUndefined();
+    expect(failures).toHaveLength(1);
+    expect(ended).toBeUndefined();
   });
 });
