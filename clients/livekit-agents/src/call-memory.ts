@@ -2,12 +2,13 @@ import {
   type CallerContextClient,
   type EndCallResponse,
   IntentStatus,
+  type StartCallInput,
   type StartCallResponse,
 } from "@caller-context/client";
 import { llm, log, voice } from "@livekit/agents";
 import { createCallTools } from "./call-tools.ts";
 import { type CallerContextAnswer, type RenderOptions, renderCallerContext } from "./context-rendering.ts";
-import { type SipStartOptions, startRequestFromSip } from "./sip-attributes.ts";
+import { NotASipCallerError, type SipStartOptions, startRequestFromSip } from "./sip-attributes.ts";
 
 // One SIP call's memory: started from the participant's attributes, its context handed to the agent,
 // re-identified by a tool, and ended once with what the agent recorded.
@@ -30,7 +31,7 @@ export interface CallMemoryOptions extends SipStartOptions, RenderOptions {
    * service refuses or cannot be reached, the agent goes on without context.
    */
   readonly startBudgetMs?: number;
-  /** Told why a start gave no context (default: a warning in the agent's log). */
+  /** Told why a start gave no context, or an identify failed (default: a warning in the agent's log). */
   readonly onStartFailed?: (error: unknown) => void;
 }
 
@@ -75,7 +76,16 @@ export interface CallMemory {
 }
 
 export function createCallMemory(options: CallMemoryOptions): CallMemory {
-  const request = startRequestFromSip(options.participant.attributes, options);
+  const report = options.onStartFailed ?? warnStartFailed;
+  // A participant that is not a SIP caller (a web client, another agent) gets no memory, not a crash.
+  let request: StartCallInput | undefined;
+  let notSip: NotASipCallerError | undefined;
+  try {
+    request = startRequestFromSip(options.participant.attributes, options);
+  } catch (error) {
+    if (!(error instanceof NotASipCallerError)) throw error;
+    notSip = error;
+  }
   const intents = new Map<string, IntentStatus>();
   const variables = new Map<string, string>();
   let latest: CallerContextAnswer | undefined;
@@ -83,6 +93,10 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
 
   const memory: CallMemory = {
     async start() {
+      if (request === undefined) {
+        report(notSip);
+        return undefined;
+      }
       try {
         const started = await options.client.start(request, {
           timeoutMs: options.startBudgetMs ?? DEFAULT_START_BUDGET_MS,
@@ -90,7 +104,7 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
         latest = started;
         return started;
       } catch (error) {
-        (options.onStartFailed ?? warnStartFailed)(error);
+        report(error);
         return undefined;
       }
     },
@@ -105,14 +119,16 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
     },
     tools: createCallTools({
       identify: async (hints, claim) => {
+        // Only a call the service started can move to another customer.
+        if (request === undefined || latest === undefined) return "No caller records are available on this call.";
         // Only the application's check makes a spoken claim a verified one.
         const verified = (await options.verifyCaller?.(claim)) === true;
-        const identified = await options.client.identify({
-          callId: request.callId,
-          identityHints: hints,
-          verified,
-        });
-        latest = identified;
+        try {
+          latest = await options.client.identify({ callId: request.callId, identityHints: hints, verified });
+        } catch (error) {
+          report(error);
+          return "The caller could not be looked up just now; carry on without it.";
+        }
         return memory.contextText;
       },
       record: (outcome) => {
@@ -136,7 +152,7 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
     end() {
       // A call that never started has nothing to end.
       ending ??=
-        latest === undefined
+        latest === undefined || request === undefined
           ? Promise.resolve(undefined)
           : options.client.end({
               callId: request.callId,

@@ -230,6 +230,23 @@ describe.each(PROTOCOLS)("a service that cannot help, over %s, never stops the c
     expect(ended).toBeUndefined();
   });
 
+  test("a participant that is not a SIP caller: no start, no crash, no end", async () => {
+    const client = createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol });
+    const failures: unknown[] = [];
+    try {
+      const memory = createCallMemory({
+        client,
+        participant: { attributes: { "lk.agent.state": "listening" } },
+        onStartFailed: (error) => failures.push(error),
+      });
+      expect(await memory.start()).toBeUndefined();
+      expect(failures.map((error) => (error as Error).name)).toEqual(["NotASipCallerError"]);
+      expect(await memory.end()).toBeUndefined();
+    } finally {
+      client.close();
+    }
+  });
+
   test("down (nothing listens): the same", async () => {
     const closed = createServer().listen(0, "127.0.0.1");
     await once(closed, "listening");
