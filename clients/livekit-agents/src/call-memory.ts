@@ -66,6 +66,8 @@ export interface CallMemory {
   recordIntent(intent: string, status: "open" | "resolved"): void;
   /** Records a variable to save at the end. */
   setVariable(name: string, value: string): void;
+  /** The call's summary, sent with the end; the next start and identify recall it in `recent_calls`. */
+  setSummary(summary: string): void;
   /** Ends the call once with what was recorded; later calls return the same promise. */
   end(): Promise<EndCallResponse | undefined>;
   /**
@@ -90,6 +92,7 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
   const variables = new Map<string, string>();
   let latest: CallerContextAnswer | undefined;
   let ending: Promise<EndCallResponse | undefined> | undefined;
+  let summary: string | undefined;
 
   const memory: CallMemory = {
     async start() {
@@ -133,6 +136,7 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
       },
       record: (outcome) => {
         memory.recordIntent(outcome.intent, outcome.status);
+        if (outcome.summary) memory.setSummary(outcome.summary);
         for (const [name, value] of Object.entries(outcome.variables)) memory.setVariable(name, value);
       },
       identifyKey: options.identifyKey ?? "account_number",
@@ -149,6 +153,9 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
     setVariable(name, value) {
       variables.set(name, value);
     },
+    setSummary(text) {
+      summary = text;
+    },
     end() {
       // A call that never started has nothing to end.
       ending ??=
@@ -159,6 +166,7 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
               customerRef: latest.customerRef,
               intentUpdates: [...intents].map(([intent, status]) => ({ intent, status })),
               variableUpdates: Object.fromEntries([...variables].map(([name, value]) => [name, { value }])),
+              summary,
             });
       return ending;
     },

@@ -11,7 +11,12 @@ export interface CallToolsHandlers {
     hints: { ani?: string; externalIds: Record<string, string>; customerRef?: string },
     claim: { accountNumber?: string; phoneNumber?: string },
   ): Promise<string>;
-  record(outcome: { intent: string; status: "open" | "resolved"; variables: Record<string, string> }): void;
+  record(outcome: {
+    intent: string;
+    status: "open" | "resolved";
+    variables: Record<string, string>;
+    summary: string | undefined;
+  }): void;
   readonly identifyKey: string;
 }
 
@@ -48,13 +53,18 @@ export function createCallTools(handlers: CallToolsHandlers): llm.ToolContextEnt
       variables: z
         .array(z.object({ name: z.string(), value: z.string() }))
         .nullable()
-        .describe("Facts to remember, e.g. preferred_name, or last_call_summary: one sentence about this call"),
+        .describe("Facts to remember, e.g. preferred_name"),
+      summary: z
+        .string()
+        .nullable()
+        .describe("One or two sentences about this call, for whoever takes the caller's next call"),
     }),
-    execute: async ({ intent, status, variables }) => {
+    execute: async ({ intent, status, variables, summary }) => {
       handlers.record({
         intent,
         status,
         variables: Object.fromEntries((variables ?? []).map((variable) => [variable.name, variable.value])),
+        summary: summary ?? undefined,
       });
       return "Recorded.";
     },

@@ -6,8 +6,9 @@ import {
 } from "@caller-context/client";
 
 // The caller's context as text an LLM reads: who the service thinks the caller is and how to treat that,
-// what earlier calls left open, the stored variables, and the latest summary. Every section can be
-// switched off or replaced; the whole text too (`render`).
+// what earlier calls left open, the stored variables, the names of those held back until the caller is
+// verified, and the summaries of the latest calls. Every section can be switched off or replaced; the
+// whole text too (`render`).
 
 export type CallerContextAnswer = StartCallResponse | IdentifyCallResponse;
 
@@ -60,6 +61,21 @@ export function renderCallerContext(answer: CallerContextAnswer, options: Render
   if (variables.length > 0) {
     lines.push("Known about the caller:");
     for (const [name, variable] of variables) lines.push(`- ${name}: ${variable.value}`);
+  }
+  if (answer.heldBackVariables.length > 0) {
+    lines.push(
+      `Held back until the caller is verified (do not guess them; ask the caller to verify to hear them): ${answer.heldBackVariables.join(", ")}`,
+    );
+  }
+  if (answer.recentCalls.length > 0) {
+    lines.push("Earlier calls, newest first:");
+    for (const call of answer.recentCalls) {
+      const day =
+        call.callEnd === undefined
+          ? ""
+          : `${new Date(Number(call.callEnd.seconds) * 1000).toISOString().slice(0, 10)}: `;
+      lines.push(`- ${day}${call.summary}`);
+    }
   }
   const summary = answer.variables[summaryVariable]?.value;
   if (summary) lines.push(`Summary of the last call: ${summary}`);

@@ -121,6 +121,8 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     expect(output).toContain("- plan: fibre_500");
     expect(output).not.toContain("eur_1234");
     expect(memory.latest?.heldBackVariables).toEqual(["balance_owed"]);
+    expect(output).toContain("Held back until the caller is verified");
+    expect(output).toContain(": balance_owed");
   });
 
   test("identify is verified only when the application's own check says so", async () => {
@@ -167,7 +169,8 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
               args: {
                 intent: "connection_drops",
                 status: "open",
-                variables: [{ name: "last_call_summary", value: "Line checked; engineer visit to book." }],
+                variables: [{ name: "router", value: "fritzbox_7590" }],
+                summary: "Line checked; engineer visit to book.",
               },
             },
           ],
@@ -186,7 +189,14 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     const next = await client.start({ callId: `c-${randomUUID()}`, identityHints: { ani } });
     expect(next.customerRef).toBe(memory.customerRef);
     expect(next.openIntents.map((open) => open.intent)).toEqual(["connection_drops"]);
-    expect(next.variables.last_call_summary?.value).toBe("Line checked; engineer visit to book.");
+    expect(next.variables.router?.value).toBe("fritzbox_7590");
+    expect(next.recentCalls.map((call) => call.summary)).toEqual(["Line checked; engineer visit to book."]);
+    // The next agent reads it in its context.
+    const again = createCallMemory({ client, participant: { attributes: sipAttributes(ani) } });
+    await again.start();
+    expect(again.contextText).toMatch(
+      /Earlier calls, newest first:\n- \d{4}-\d\d-\d\d: Line checked; engineer visit to book\./,
+    );
   });
 });
 
