@@ -12,6 +12,14 @@ export interface SipStartOptions {
   readonly externalIds?: Readonly<Record<string, string>>;
   /** An attribute carrying the line type (`mobile`, `landline`, `voip`, `unknown`), when the trunk maps one. */
   readonly lineTypeAttribute?: string;
+  /**
+   * An attribute carrying the platform's STIR/SHAKEN verification as received, sent as `telco.verstat`: a mapped
+   * `X-Twilio-VerStat`, or Telnyx's `P-Asserted-Identity` whose `verstat=` parameter the service reads
+   * (docs/identity.md lists the forms; one it does not know is refused, so map only a header that carries one).
+   */
+  readonly verstatAttribute?: string;
+  /** An attribute carrying the attestation level itself (`A`, `B`, `C`), sent as `telco.attestation`. */
+  readonly attestationAttribute?: string;
   /** Prefix of the call_id made from `sip.callID` (default `livekit-`), so ids of other sources never collide. */
   readonly callIdPrefix?: string;
 }
@@ -49,6 +57,27 @@ export function startRequestFromSip(
       dnis: attributes["sip.trunkPhoneNumber"] || undefined,
       externalIds,
     },
-    telco: lineType === undefined ? undefined : { lineType },
+    telco: telcoOf(
+      lineType,
+      attributeOf(attributes, options.attestationAttribute),
+      attributeOf(attributes, options.verstatAttribute),
+    ),
+  };
+}
+
+/** A mapped attribute's value, trimmed; undefined when not mapped, absent or empty. */
+function attributeOf(attributes: Readonly<Record<string, string>>, name: string | undefined): string | undefined {
+  return (name === undefined ? undefined : attributes[name]?.trim()) || undefined;
+}
+
+function telcoOf(lineType: LineType | undefined, attestation: string | undefined, verstat: string | undefined) {
+  if (lineType === undefined && attestation === undefined && verstat === undefined) return undefined;
+  return {
+    ...(lineType === undefined ? {} : { lineType }),
+    // The levels are letters (A, B, C); "failed" and "none" are words.
+    ...(attestation === undefined
+      ? {}
+      : { attestation: /^[abc]$/i.test(attestation) ? attestation.toUpperCase() : attestation.toLowerCase() }),
+    ...(verstat === undefined ? {} : { verstat }),
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
-import { createCallerContextClient, type Protocol, Recommendation } from "@caller-context/client";
+import { createCallerContextClient, type Protocol, Recommendation, type ValidationError } from "@caller-context/client";
 import { initializeLogger, llm, voice } from "@livekit/agents";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { useTestServer } from "../../../test/helpers/test-server-fixture.ts";
@@ -152,6 +152,30 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     expect(trusting.latest?.identity).toMatchObject({ confidence: 1, recommendation: Recommendation.REUSE });
     expect(trusting.latest?.identity?.sources[0]).toBe("verified");
     expect(output).toContain("- balance_owed: eur_1234");
+  });
+
+  test("the trunk's STIR/SHAKEN headers reach the start as telco.verstat and telco.attestation", async () => {
+    const withHeaders = (verstat: string, attestation: string) =>
+      createCallMemory({
+        client,
+        participant: {
+          attributes: {
+            ...sipAttributes(newNumber()),
+            "sip.h.x-twilio-verstat": verstat,
+            "sip.h.x-attestation": attestation,
+          },
+        },
+        verstatAttribute: "sip.h.x-twilio-verstat",
+        attestationAttribute: "sip.h.x-attestation",
+        onStartFailed: (error) => refusals.push(error),
+      });
+    const refusals: unknown[] = [];
+    expect(await withHeaders("TN-Validation-Passed-A", "a").start()).toBeDefined();
+    // A form the service does not know is refused: proof that the header is what it was sent.
+    expect(await withHeaders("pigeon-post", "a").start()).toBeUndefined();
+    expect(await withHeaders("TN-Validation-Passed-A", "maybe").start()).toBeUndefined();
+    const paths = (error: unknown) => (error as ValidationError).issues.map((issue) => issue.path.join("."));
+    expect(refusals.map(paths)).toEqual([["telco.verstat"], ["telco.attestation"]]);
   });
 
   test("closing the session ends the call with what the agent recorded, and the next start sees it", async () => {
