@@ -29,7 +29,7 @@ export default defineAgent({
       llm: new inference.LLM({ model: "openai/gpt-4.1-mini" }),
       tts: new inference.TTS({ model: "cartesia/sonic-3", voice: "9626c31c-bec5-4cca-baa8-f8ba9e84c8bc" }),
     });
-    memory.endWhenClosed(session, (error) => console.error("caller context: end failed", error));
+    memory.endOnShutdown(ctx, (error) => console.error("caller context: end failed", error));
     await session.start({
       room: ctx.room,
       agent: new voice.Agent({

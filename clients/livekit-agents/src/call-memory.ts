@@ -5,7 +5,7 @@ import {
   type StartCallInput,
   type StartCallResponse,
 } from "@caller-context/client";
-import { llm, log, voice } from "@livekit/agents";
+import { type JobContext, llm, log, voice } from "@livekit/agents";
 import { createCallTools } from "./call-tools.ts";
 import { type CallerContextAnswer, type RenderOptions, renderCallerContext } from "./context-rendering.ts";
 import { NotASipCallerError, type SipStartOptions, startRequestFromSip } from "./sip-attributes.ts";
@@ -75,6 +75,12 @@ export interface CallMemory {
    * passing its error to `onError`: a worker that does not wait for it is not brought down by it.
    */
   endWhenClosed(session: voice.AgentSession, onError?: (error: unknown) => void): Promise<EndCallResponse | undefined>;
+  /**
+   * Ends the call from the job's shutdown callbacks (`ctx.addShutdownCallback`), which the framework awaits
+   * before the job's process exits, so the end is sent, and retried, even when the room closes first. An end
+   * that fails is passed to `onError`, not thrown into the framework's shutdown.
+   */
+  endOnShutdown(ctx: Pick<JobContext, "addShutdownCallback">, onError?: (error: unknown) => void): void;
 }
 
 export function createCallMemory(options: CallMemoryOptions): CallMemory {
@@ -178,6 +184,11 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
             resolve(undefined);
           });
         });
+      });
+    },
+    endOnShutdown(ctx, onError) {
+      ctx.addShutdownCallback(async () => {
+        await memory.end().catch((error: unknown) => onError?.(error));
       });
     },
   };

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { createCallerContextClient, type Protocol, Recommendation, type ValidationError } from "@caller-context/client";
-import { initializeLogger, llm, voice } from "@livekit/agents";
+import { initializeLogger, JobContext, llm, voice } from "@livekit/agents";
+import { Room } from "@livekit/rtc-node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { useTestServer } from "../../../test/helpers/test-server-fixture.ts";
 import { createCallMemory } from "../src/index.ts";
@@ -176,6 +177,28 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     expect(await withHeaders("TN-Validation-Passed-A", "maybe").start()).toBeUndefined();
     const paths = (error: unknown) => (error as ValidationError).issues.map((issue) => issue.path.join("."));
     expect(refusals.map(paths)).toEqual([["telco.verstat"], ["telco.attestation"]]);
+  });
+
+  test("the job's shutdown callbacks end the call once, as the framework runs them before the job exits", async () => {
+    const ani = newNumber();
+    const ctx = new JobContext(
+      {} as never,
+      { job: { id: `job-${randomUUID()}`, room: { name: "test" } } } as never,
+      new Room(),
+      () => {},
+      () => {},
+      {} as never,
+    );
+    const memory = createCallMemory({ client, participant: { attributes: sipAttributes(ani) } });
+    await memory.start();
+    memory.recordIntent("billing_question", "open");
+    const failures: unknown[] = [];
+    memory.endOnShutdown(ctx, (error) => failures.push(error));
+    expect(ctx.shutdownCallbacks).toHaveLength(1);
+    for (const callback of ctx.shutdownCallbacks) await callback();
+    expect(failures).toEqual([]);
+    const next = await client.start({ callId: `c-${randomUUID()}`, identityHints: { ani } });
+    expect(next.openIntents.map((open) => open.intent)).toEqual(["billing_question"]);
   });
 
   test("closing the session ends the call with what the agent recorded, and the next start sees it", async () => {
