@@ -57,6 +57,9 @@ def start_service(extra_env: Mapping[str, str]) -> ServiceProcess:
         "ADMIN_TOKEN": ADMIN_TOKEN,
         "SECRETS_KEY": SECRETS_KEY,
         "METRICS_PORT": "0",
+        # The tests make their accounts and keys through the admin API on the service's own port: the documented
+        # way back from the loopback admin listener (docs/operations.md, Admin listener).
+        "ADMIN_LISTEN": "public",
         "LOG_LEVEL": "info",
         # The suites send bursts on a busy machine on purpose; admission control has suites of its own.
         "ADMISSION_INITIAL_LIMIT": "10000",
