@@ -53,8 +53,8 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
       externalIds: { account_number: "sip.h.x-account-number" },
     });
     const started = await memory.start();
-    expect(started.customerRef).toBe(earlier.customerRef);
-    expect(started.identity?.recommendation).toBe(Recommendation.REUSE);
+    expect(started?.customerRef).toBe(earlier.customerRef);
+    expect(started?.identity?.recommendation).toBe(Recommendation.REUSE);
 
     const chatCtx = memory.chatContext();
     expect(chatCtx).toBeInstanceOf(llm.ChatContext);
@@ -114,7 +114,7 @@ describe.each(PROTOCOLS)("LiveKit Agents integration over %s", (protocol) => {
     const { account, known } = await accountHolderCalling();
     // A new number: the service cannot tell who this is until the caller gives their account number.
     const memory = createCallMemory({ client, participant: { attributes: sipAttributes(newNumber()) } });
-    expect((await memory.start()).identity?.recommendation).toBe(Recommendation.IGNORE);
+    expect((await memory.start())?.identity?.recommendation).toBe(Recommendation.IGNORE);
     const output = await sayAccountNumber(memory, account);
     expect(memory.customerRef).toBe(known.customerRef);
     expect(memory.latest?.identity?.sources).not.toContain("verified");
