@@ -1,9 +1,13 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DescMethodUnary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
+import { TRANSPORTS } from "../helpers/call-client.ts";
 import { runCli, runCliJson } from "../helpers/cli-runner.ts";
 import { post, startAndEndCall } from "../helpers/rest-client.ts";
+import { createRpcClient } from "../helpers/rpc-client.ts";
 import { ADMIN_TOKEN } from "../helpers/test-server.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 
@@ -39,6 +43,26 @@ describe("caller-context backup", () => {
     expect(backup.bytes).toBeGreaterThan(0);
     const restored = await runCliJson(fixture.server.url, ["restore", backup.path, "--data-dir", restoredDir]);
     expect(restored).toEqual({ data_dir: restoredDir, calls: 3 });
+  });
+});
+
+describe.each(TRANSPORTS)("BackupDatabase over %s", (via) => {
+  test("answers the backup's path, size and time (embedded), or is refused as failed_precondition (PostgreSQL)", async () => {
+    const rpc = createRpcClient(fixture.server.url);
+    try {
+      const answer = await rpc.call(via, AdminService.method.backupDatabase as unknown as DescMethodUnary, ADMIN_TOKEN);
+      if (!embedded) {
+        // FAILED_PRECONDITION over gRPC; 409 over REST, as the helper reads either.
+        expect(answer.status).toBe(409);
+        return;
+      }
+      expect(answer.status).toBe(200);
+      expect(answer.body.path).toMatch(/\/caller-context-[^/]+\.tar\.gz$/);
+      expect(answer.body.bytes).toBeGreaterThan(0);
+      expect(Number.isNaN(Date.parse(answer.body.taken_at))).toBe(false);
+    } finally {
+      rpc.close();
+    }
   });
 });
 
