@@ -316,7 +316,7 @@ describe("integrations", () => {
     expect(await cliJson(["integrations", "list", "--account", account.account_id])).toEqual({ integrations: [] });
   });
 
-  test("README's example prints the full webhook URL, and for Twilio Studio the URL with its credentials", async () => {
+  test("docs/cli.md's example prints the full webhook URL, and for Twilio Studio the URL with its credentials", async () => {
     const account = await cliJson(["accounts", "create", "--name", "Support desk"]);
     const result = await cli(
       ["integrations", "create", "--account", account.account_id, "--platform", "twilio_studio", "--name", "Support"],
