@@ -13,6 +13,7 @@ import { integrationCommands } from "./integration-commands.ts";
 import { keyCommands } from "./key-commands.ts";
 import { migrateCommand } from "./migrate-command.ts";
 import { serveCommand } from "./serve-command.ts";
+import { simulateCommands } from "./simulate-commands.ts";
 import { usageText } from "./usage.ts";
 
 // caller-context: the operator's client of the admin API (and `migrate`).
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command[] = [
   ...integrationCommands,
   ...eventCommands,
   ...backupCommands,
+  ...simulateCommands,
   migrateCommand,
   serveCommand,
 ];

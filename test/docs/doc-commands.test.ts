@@ -67,24 +67,33 @@ async function sh(shell: Shell, script: string): Promise<string> {
   return stdout;
 }
 
-/** Runs CLI commands in order, each placeholder filled by what an earlier one printed. */
-async function runCliCommands(shell: Shell, commands: string[]): Promise<Record<string, string | undefined>> {
+/** Runs CLI commands in order, each placeholder filled by what an earlier one printed; what each printed. */
+async function runCliCommands(
+  shell: Shell,
+  commands: string[],
+): Promise<{ filled: Record<string, string | undefined>; printed: string[] }> {
   const filled: Record<string, string | undefined> = {};
+  const outputs: string[] = [];
   for (const written of commands) {
     const command = written
       .replace(/acct_\.\.\./g, filled.account ?? "acct_...")
       .replace(/key_\.\.\./g, filled.key ?? "key_...")
       .replace(/int_\.\.\./g, filled.integration ?? "int_...")
+      .replace(/http:\/\/127\.0\.0\.1:8080\/v1\/integrations\/wh_\.\.\./g, filled.webhookUrl ?? "wh_...")
+      .replace(/<call id printed above>/g, filled.callId ?? "<call id>")
       .replace(/<vapi assistant id>/g, "asst-docs-0001")
       // An optional part, in brackets: a reader who needs no production integration leaves it out.
       .replace(/\s*\[[^\]]*\]/g, "");
     expect(command, `${written}: every placeholder is filled by an earlier command`).not.toMatch(/\.\.\.|</);
     const printed = await sh(shell, command);
+    outputs.push(printed);
     filled.account ??= /^account\s+(acct_\S+)$/m.exec(printed)?.[1];
     filled.key ??= /^key\s+(key_\S+)$/m.exec(printed)?.[1];
     filled.integration ??= /^integration\s+(int_\S+)$/m.exec(printed)?.[1];
+    filled.webhookUrl ??= /^webhook url\s+(\S+)$/m.exec(printed)?.[1];
+    filled.callId ??= /^call id\s+(\S+)$/m.exec(printed)?.[1];
   }
-  return filled;
+  return { filled, printed: outputs };
 }
 
 /** `npm start` in a shell as written, until it says it is ready; its first-start secrets and address read off its output. */
@@ -138,6 +147,7 @@ describe("docs' commands", () => {
       "docs/cli.md#Accounts and keys",
       "docs/cli.md#Voice platforms",
       "docs/integrations.md#Voice-platform integrations",
+      "docs/integrations.md#Trying it locally: `caller-context simulate`",
       "docs/api.md#Reading an error's details",
       "docs/tools.md#Tools: gRPC reflection, health checks, OpenAPI, metrics, tracing",
     ]);
@@ -258,7 +268,7 @@ describe.each(variants)("docs' commands with node $node first on PATH", ({ path 
       ...blocksUnder("docs/cli.md", "Voice platforms").flatMap(cliCommands),
     ];
     expect(commands.length).toBeGreaterThanOrEqual(10);
-    const filled = await runCliCommands(shell, commands);
+    const { filled } = await runCliCommands(shell, commands);
     expect(filled.account).toMatch(/^acct_/);
     expect(filled.key).toMatch(/^key_/);
   }, 120_000);
@@ -266,7 +276,7 @@ describe.each(variants)("docs' commands with node $node first on PATH", ({ path 
   test("docs/integrations.md creates, lists and deletes an integration as written", async () => {
     const commands = blocksUnder("docs/integrations.md", "Voice-platform integrations").flatMap(cliCommands);
     const account = JSON.parse(await sh(shell, `npx caller-context accounts create --name "Integrations" --json`));
-    const filled = await runCliCommands(shell, [
+    const { filled } = await runCliCommands(shell, [
       `npx caller-context accounts set-tier ${account.account_id} starter`,
       ...commands.map((command) => command.replace(/acct_\.\.\./g, account.account_id)),
     ]);
@@ -275,6 +285,21 @@ describe.each(variants)("docs' commands with node $node first on PATH", ({ path 
       await sh(shell, `npx caller-context integrations list --account ${account.account_id} --json`),
     );
     expect(listed.integrations, "the block's last command deleted what its first created").toEqual([]);
+  }, 60_000);
+
+  test("docs/integrations.md's simulate block saves a call and hears it back on the next inbound", async () => {
+    const commands = blocksUnder("docs/integrations.md", "Trying it locally: `caller-context simulate`").flatMap(
+      cliCommands,
+    );
+    expect(commands.length).toBe(4);
+    const account = JSON.parse(await sh(shell, `npx caller-context accounts create --name "Simulate" --json`));
+    const { printed } = await runCliCommands(
+      shell,
+      commands.map((command) => command.replace(/acct_\.\.\./g, account.account_id)),
+    );
+    expect(printed[3]).toContain('"open_intents": "plan_change (1 attempt)"');
+    expect(printed[3]).toContain('"var_plan": "gold"');
+    expect(printed[3]).toContain('"last_call_summary": "The caller moved to the gold plan."');
   }, 60_000);
 
   test("docs/api.md's and docs/tools.md's buf curl commands answer as the docs show", async () => {
