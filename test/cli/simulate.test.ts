@@ -22,6 +22,8 @@ const cliJson = (args: string[], env?: CliEnv) => runCliJson(server.url, args, e
 interface PlatformSetup {
   readonly platform: Platform;
   readonly inbound: string;
+  /** A message the service only acknowledges. */
+  readonly inCall: string;
   readonly end: string;
   /** `integrations create` flags beyond the account, platform and name. */
   readonly create: string[];
@@ -38,6 +40,7 @@ async function setups(): Promise<PlatformSetup[]> {
     {
       platform: "vapi",
       inbound: "assistant-request",
+      inCall: "status-update",
       end: "end-of-call-report",
       create: ["--assistant-id", "asst_simulated"],
       variablesOf: (answer) => answer.assistantOverrides.variableValues,
@@ -45,6 +48,7 @@ async function setups(): Promise<PlatformSetup[]> {
     {
       platform: "retell",
       inbound: "call_inbound",
+      inCall: "call_started",
       end: "call_analyzed",
       create: ["--signing-secret", "key_retell_simulated_0123"],
       signingSecret: "key_retell_simulated_0123",
@@ -53,6 +57,7 @@ async function setups(): Promise<PlatformSetup[]> {
     {
       platform: "elevenlabs",
       inbound: "conversation_initiation",
+      inCall: "post_call_audio",
       end: "post_call_transcription",
       create: ["--signing-secret", "wsec_elevenlabs_simulated"],
       signingSecret: "wsec_elevenlabs_simulated",
@@ -61,6 +66,7 @@ async function setups(): Promise<PlatformSetup[]> {
     {
       platform: "twilio_studio",
       inbound: "inbound",
+      inCall: "progress",
       end: "end",
       create: ["--signing-secret", "0123456789abcdef0123456789abcdef"],
       signingSecret: "0123456789abcdef0123456789abcdef",
@@ -69,6 +75,7 @@ async function setups(): Promise<PlatformSetup[]> {
     {
       platform: "telnyx",
       inbound: "assistant.initialization",
+      inCall: "call.conversation.ended",
       end: "call.conversation_insights.generated",
       create: ["--signing-secret", telnyx.public_key],
       signingSecret: telnyx.private_key,
@@ -81,7 +88,7 @@ describe("simulate", async () => {
   const platforms = await setups();
 
   test.each(platforms)(
-    "$platform: the inbound answers with context and the end is saved for the next start",
+    "$platform: the inbound answers with context, an in-call message is acknowledged, the end is saved for the next start",
     async (setup) => {
       const { accountId, apiKey } = await createAccountWithKey(server.url);
       const created = await cliJson([
@@ -115,6 +122,12 @@ describe("simulate", async () => {
         no_context_reason: "",
         var_plan: "",
       });
+
+      const during = await cliJson(
+        [...send.slice(0, 2), setup.inCall, ...send.slice(2), "--call-id", first.call_id],
+        env,
+      );
+      expect(during).toMatchObject({ event: setup.inCall, status: 200, answer: { status: "ignored" } });
 
       const summary = `Simulated ${setup.platform} call: the caller moved to the gold plan.`;
       const end = await cliJson(

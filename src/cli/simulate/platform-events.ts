@@ -2,11 +2,13 @@ import type { Platform } from "../../domain/integration.ts";
 import type { SimulatedCall } from "./simulated-call.ts";
 
 // Each platform's webhooks in the shape the platform sends them (as its API reference shows, and as the tests'
-// fixtures under test/integrations/fixtures hold them): the inbound that asks for the caller's context, and the
-// end-of-call report the service saves. Field names the service reads are the platforms'; the rest is there so
+// fixtures under test/integrations/fixtures hold them, which test/cli/simulate-payloads.test.ts compares them
+// with): the inbound that asks for the caller's context, a message sent during or after the call that the
+// service only acknowledges, and the end-of-call report the service saves. Field names the service reads are the platforms'; the rest is there so
 // that the body looks like the real one to anyone reading it.
 
-export type EventKind = "inbound" | "end";
+/** The inbound asks for context, the end is saved, and any other message is only acknowledged. */
+export type EventKind = "inbound" | "in-call" | "end";
 
 export interface PlatformEvent {
   readonly kind: EventKind;
@@ -57,6 +59,14 @@ export const PLATFORM_EVENTS: Readonly<Record<Platform, Readonly<Record<string, 
         customer: { number: call.from },
       },
     })),
+    "status-update": json("in-call", (call) => ({
+      message: {
+        type: "status-update",
+        status: "in-progress",
+        timestamp: call.nowMs,
+        call: vapiCall(call, "in-progress"),
+      },
+    })),
     "end-of-call-report": json("end", (call) => ({
       message: {
         type: "end-of-call-report",
@@ -75,6 +85,7 @@ export const PLATFORM_EVENTS: Readonly<Record<Platform, Readonly<Record<string, 
       event: "call_inbound",
       call_inbound: { agent_id: "agent_simulated", agent_version: 1, from_number: call.from, to_number: call.to },
     })),
+    call_started: json("in-call", (call) => ({ event: "call_started", call: { call_id: `call_${call.callId}` } })),
     call_analyzed: json("end", (call) => ({
       event: "call_analyzed",
       call: {
@@ -101,6 +112,16 @@ export const PLATFORM_EVENTS: Readonly<Record<Platform, Readonly<Record<string, 
       agent_id: "agent_simulated",
       called_number: call.to,
       call_sid: call.callId,
+    })),
+    // ElevenLabs sends nothing during a call; its audio arrives after the transcription, and is only acknowledged.
+    post_call_audio: json("in-call", (call) => ({
+      type: "post_call_audio",
+      event_timestamp: seconds(call.nowMs),
+      data: {
+        agent_id: "agent_simulated",
+        conversation_id: `conv_${call.callId}`,
+        full_audio: "SUQzBAAAAAAAI1RTU0UAAAAP",
+      },
     })),
     post_call_transcription: json("end", (call) => ({
       type: "post_call_transcription",
@@ -132,6 +153,7 @@ export const PLATFORM_EVENTS: Readonly<Record<Platform, Readonly<Record<string, 
   },
   twilio_studio: {
     inbound: form("inbound", (call) => ({ event: "inbound", call_sid: call.callId, from: call.from, to: call.to })),
+    progress: form("in-call", (call) => ({ event: "progress", call_sid: call.callId })),
     end: form("end", (call) => ({
       event: "end",
       call_sid: call.callId,
@@ -157,6 +179,9 @@ export const PLATFORM_EVENTS: Readonly<Record<Platform, Readonly<Record<string, 
           assistant_id: "assistant-simulated",
         },
       },
+    })),
+    "call.conversation.ended": json("in-call", (call) => ({
+      data: { record_type: "event", event_type: "call.conversation.ended", payload: { call_control_id: call.callId } },
     })),
     "call.conversation_insights.generated": json("end", (call) => ({
       data: {
