@@ -1,6 +1,7 @@
 import { type DescFile, type DescMethod, type DescService, type FileRegistry, getOption } from "@bufbuild/protobuf";
 import { getComments } from "@bufbuild/protoplugin";
 import { type Access, accessOf, isBilled, isRateLimited, securityOf } from "./access.ts";
+import { codeSamplesOf, samplesMarkdown } from "./code-samples.ts";
 import { type Schema, SchemaCollector } from "./json-schemas.ts";
 import { pathParameters, queryParameters, requestHeaders } from "./parameters.ts";
 import { errorResponses, headers, type Operation, securitySchemes } from "./responses.ts";
@@ -112,10 +113,14 @@ function operation(
     ...(fromQuery ? (raw ? [PLATFORM_QUERY] : queryParameters(method.input, pathFields)) : []),
     ...headerParameters,
   ];
+  const operationId = `${method.localName}${operationSuffix}`;
+  const samples = codeSamplesOf(operationId);
   return {
-    operationId: `${method.localName}${operationSuffix}`,
+    operationId,
     summary: method.name,
-    description: commentOf(method),
+    description:
+      samples.length === 0 ? commentOf(method) : `${commentOf(method)}\n\n### Examples\n\n${samplesMarkdown(samples)}`,
+    ...(samples.length === 0 ? {} : { "x-codeSamples": samples }),
     tags: [service.name],
     security: securityOf(access),
     ...(parameters.length > 0 ? { parameters } : {}),

@@ -1,0 +1,7 @@
+import os
+
+from caller_context import CallerContextClient
+
+with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+    customer = callers.customers.get("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c")
+    print(customer.customer_ref, customer.identifiers)

@@ -1,0 +1,9 @@
+import { createCallerContextClient } from "@caller-context/client";
+
+const callers = createCallerContextClient({
+  baseUrl: "http://127.0.0.1:8080",
+  apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+});
+const lifted = await callers.customers.liftForgetMe({ ani: "+14155550123" });
+console.log(lifted);
+callers.close();
