@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -21,6 +22,9 @@ const run = promisify(execFile);
 let server: TestServer;
 
 beforeAll(async () => {
+  if (!existsSync(join(REPO, "clients/typescript/dist/index.js"))) {
+    throw new Error("the TypeScript examples import the built client: run `npm run build:clients` first");
+  }
   server = await startTestServer();
   await mkdir(RUNS, { recursive: true });
 });
