@@ -21,6 +21,7 @@ import { recordOutcome } from "./http/request-pipeline.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
+import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
 import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
 import type { Db } from "./store/engine/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
@@ -97,6 +98,11 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
     }),
     rateLimitGuard(deps),
     quotaGuard(deps),
-    strictInput({ validatedWithDecodeIssues: VALIDATED_WITH_DECODE_ISSUES }),
+    strictInput({
+      validatedWithDecodeIssues: new Set([
+        ...VALIDATED_WITH_DECODE_ISSUES,
+        ...CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES,
+      ]),
+    }),
   ];
 }

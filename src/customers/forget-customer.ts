@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { customerNotFound, identifierOf } from "../domain/customer.ts";
+import { customerNotFound, type IdentifierQuery, identifierOf } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { liftMark, markAndErase } from "../store/forget-me-marks.ts";
 import type { CustomerOperation, CustomerStore } from "./customer-store.ts";
@@ -34,7 +34,7 @@ export async function forgetCustomer(
 export async function liftForgetMe(
   store: CustomerStore,
   tenant: Tenant,
-  query: { readonly ani?: string; readonly externalId?: string },
+  query: IdentifierQuery,
 ): Promise<{ lifted: boolean; identifiersUnmarked: number }> {
   const identifier = identifierOf(query, store.defaultRegion);
   const [hash] = store.forgetMe.hashes(tenant, [identifier]);

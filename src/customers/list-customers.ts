@@ -1,4 +1,4 @@
-import { type CustomerSummary, identifierOf } from "../domain/customer.ts";
+import { type CustomerSummary, type IdentifierQuery, identifierOf } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { findCustomersByIdentifier } from "../store/customer-repository.ts";
 import { billOperation, type CustomerOperation, type CustomerStore } from "./customer-store.ts";
@@ -7,7 +7,7 @@ import { billOperation, type CustomerOperation, type CustomerStore } from "./cus
 export async function listCustomers(
   store: CustomerStore,
   tenant: Tenant,
-  query: { readonly ani?: string; readonly externalId?: string },
+  query: IdentifierQuery,
   op: CustomerOperation,
 ): Promise<CustomerSummary[]> {
   const identifier = identifierOf(query, store.defaultRegion);

@@ -1,5 +1,5 @@
 import { type CustomerRecord, customerNotFound } from "../domain/customer.ts";
-import { validationError } from "../domain/domain-error.ts";
+import { type FieldIssue, validationError } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { mergeCustomers as moveCustomer } from "../store/customer-changes.ts";
 import { billOperation, type CustomerOperation, type CustomerStore } from "./customer-store.ts";
@@ -16,8 +16,11 @@ export async function mergeCustomers(
   ref: string,
   from: string,
   op: CustomerOperation,
+  decodeIssues: readonly FieldIssue[] = [],
 ): Promise<CustomerRecord> {
-  if (from === "") throw validationError([{ path: ["from"], message: "Required" }]);
+  // What the host could not decode comes first: one 400 names every offending field.
+  const issues = [...decodeIssues, ...(from === "" ? [{ path: ["from"], message: "Required" }] : [])];
+  if (issues.length > 0) throw validationError(issues);
   const survivor = await liveCustomerId(store, tenant, ref);
   const merged = await liveCustomerId(store, tenant, from);
   if (merged === survivor) {

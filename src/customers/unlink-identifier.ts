@@ -1,4 +1,4 @@
-import { type CustomerRecord, identifierOf } from "../domain/customer.ts";
+import { type CustomerRecord, type IdentifierQuery, identifierOf } from "../domain/customer.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { unlinkIdentifier as deleteIdentifier } from "../store/customer-changes.ts";
@@ -10,7 +10,7 @@ export async function unlinkIdentifier(
   store: CustomerStore,
   tenant: Tenant,
   ref: string,
-  query: { readonly ani?: string; readonly externalId?: string },
+  query: IdentifierQuery,
   op: CustomerOperation,
 ): Promise<CustomerRecord> {
   const identifier = identifierOf(query, store.defaultRegion);

@@ -1,6 +1,6 @@
 import type { CallIntent, OpenIntent, StoredVariable } from "./call.ts";
 import { isCustomerRef } from "./customer-ref.ts";
-import { DomainError, validationError } from "./domain-error.ts";
+import { DomainError, type FieldIssue, validationError } from "./domain-error.ts";
 import { checkText, type Issues } from "./field-checks.ts";
 import { MAX_EXTERNAL_ID_KEY_LENGTH, MAX_EXTERNAL_ID_VALUE_LENGTH, MAX_PHONE_LENGTH } from "./limits.ts";
 import { normalizePhoneNumber } from "./phone-number.ts";
@@ -61,16 +61,21 @@ export function customerRefOf(ref: string): string {
   return ref.toLowerCase();
 }
 
+/** The query parameters naming an identifier, with what the host could not decode of the request. */
+export interface IdentifierQuery {
+  readonly ani?: string;
+  readonly externalId?: string;
+  readonly decodeIssues?: readonly FieldIssue[];
+}
+
 /**
  * The identifier named by the query parameters `ani` or `external_id`
  * ("key:value", split at the first colon): exactly one of them. Numbers are
  * normalised as at start, so any spelling of a number finds it.
  */
-export function identifierOf(
-  query: { readonly ani?: string; readonly externalId?: string },
-  defaultRegion: string,
-): CustomerIdentifier {
-  const issues: Issues = [];
+export function identifierOf(query: IdentifierQuery, defaultRegion: string): CustomerIdentifier {
+  // What the host could not decode comes first: one 400 names every offending field.
+  const issues: Issues = [...(query.decodeIssues ?? [])];
   const given = [query.ani, query.externalId].filter((value) => value !== undefined && value !== "");
   if (given.length !== 1) issues.push({ path: [], message: "Give exactly one of ani, external_id" });
   checkText(issues, ["ani"], query.ani, MAX_PHONE_LENGTH);

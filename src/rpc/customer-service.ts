@@ -1,5 +1,6 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
+import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import type { AppContext } from "../context.ts";
 import type { CustomerStore } from "../customers/customer-store.ts";
 import { eraseCustomer } from "../customers/erase-customer.ts";
@@ -8,10 +9,22 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { billKey } from "../guards/context-values.ts";
+import { billKey, decodeIssuesKey } from "../guards/context-values.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
 import { withDomainErrors } from "./public-error.ts";
+
+/**
+ * The methods whose use cases refuse what the host could not decode themselves, with what their own validation
+ * finds (an identifier query, a merge's `from`): one 400 names every offending field. The others have nothing to
+ * validate beyond the customer_ref in their path, which is a 404 when it names no customer.
+ */
+export const CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES: readonly DescMethod[] = [
+  CustomerService.method.listCustomers,
+  CustomerService.method.unlinkIdentifier,
+  CustomerService.method.liftForgetMe,
+  CustomerService.method.mergeCustomers,
+];
 
 /** The customer records of the calling key's tenant, shared by REST, Connect and gRPC. */
 export function createCustomerService(app: AppContext): ServiceImpl<typeof CustomerService> {
@@ -29,7 +42,7 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     }),
     listCustomers: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context);
-      const query = { ani: request.ani, externalId: request.externalId };
+      const query = identifierQuery(request, context);
       const found = await listCustomers(store, tenant, query, op(context));
       return { customers: found.map(customerSummaryToProto) };
     }),
@@ -44,16 +57,19 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
       return { ...forgotten, erased: true };
     }),
     liftForgetMe: withDomainErrors(async (request, context) => {
-      const query = { ani: request.ani, externalId: request.externalId };
+      const query = identifierQuery(request, context);
       return liftForgetMe(store, tenantOf(context), query);
     }),
     mergeCustomers: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context);
-      return customerRecordToProto(await mergeCustomers(store, tenant, request.customerRef, request.from, op(context)));
+      const decodeIssues = context.values.get(decodeIssuesKey);
+      return customerRecordToProto(
+        await mergeCustomers(store, tenant, request.customerRef, request.from, op(context), decodeIssues),
+      );
     }),
     unlinkIdentifier: withDomainErrors(async (request, context) => {
       const tenant = tenantOf(context);
-      const query = { ani: request.ani, externalId: request.externalId };
+      const query = identifierQuery(request, context);
       return customerRecordToProto(await unlinkIdentifier(store, tenant, request.customerRef, query, op(context)));
     }),
   };
@@ -61,4 +77,8 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
 
 function tenantOf(context: HandlerContext) {
   return requirePrincipal(context).tenant;
+}
+
+function identifierQuery(request: { ani?: string; externalId?: string }, context: HandlerContext) {
+  return { ani: request.ani, externalId: request.externalId, decodeIssues: context.values.get(decodeIssuesKey) };
 }

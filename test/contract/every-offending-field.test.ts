@@ -82,6 +82,44 @@ describe("REST: a body with wrong types and missing fields", () => {
   });
 });
 
+describe("REST: customer routes name what could not be decoded and what their rules refuse, in one 400", () => {
+  const get = (path: string) =>
+    fetch(new URL(path, fixture.server.url), { headers: { authorization: `Bearer ${fixture.apiKey}` } });
+
+  test("list: an unknown parameter together with no identifier at all", async () => {
+    const refused = await get("/v1/customers?colour=blue");
+    expect(refused.status).toBe(400);
+    expect(issuesOf(await refused.json())).toEqual(["colour: Unknown field", ": Give exactly one of ani, external_id"]);
+  });
+
+  test("unlink: an unknown parameter together with an external_id that is not key:value", async () => {
+    const refused = await fetch(
+      new URL(`/v1/customers/${randomUUID()}/identifiers?external_id=nocolon&colour=blue`, fixture.server.url),
+      { method: "DELETE", headers: { authorization: `Bearer ${fixture.apiKey}` } },
+    );
+    expect(refused.status).toBe(400);
+    expect(issuesOf(await refused.json())).toEqual(["colour: Unknown field", "external_id: Expected key:value"]);
+  });
+
+  test("lift: a field of the wrong type together with both identifiers given", async () => {
+    const refused = await post(fixture.server.url, "/v1/customers/forget-me/lift", fixture.apiKey, {
+      ani: "+14155550100",
+      external_id: "crm:1",
+      colour: 5,
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(refused.body)).toEqual(["colour: Unknown field", ": Give exactly one of ani, external_id"]);
+  });
+
+  test("merge: an unknown field together with the missing from, and nothing merged", async () => {
+    const refused = await post(fixture.server.url, `/v1/customers/${randomUUID()}/merge`, fixture.apiKey, {
+      colour: "blue",
+    });
+    expect(refused.status).toBe(400);
+    expect(issuesOf(refused.body)).toEqual(["colour: Unknown field", "from: Required"]);
+  });
+});
+
 describe("REST and gRPC: every rule a decoded message breaks, in one answer", () => {
   for (const via of ["grpc", "rest"] as const) {
     test(`start with no call_id, no identifier and an attestation outside its set (${via})`, async () => {
