@@ -23,6 +23,7 @@ import { errorResponse, sendError } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
+import { withReadableConnectJson } from "./readable-connect-json.ts";
 import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf, scopeOf } from "./request-pipeline.ts";
 import { enterMethod } from "./request-scope.ts";
@@ -143,7 +144,9 @@ export async function createApp(
       router.handlers.splice(
         0,
         router.handlers.length,
-        ...router.handlers.map((handler) => withRequestScope(withUnreadableAsInvalidArgument(handler))),
+        ...router.handlers.map((handler) =>
+          withRequestScope(withUnreadableAsInvalidArgument(withReadableConnectJson(handler, readMaxBytes))),
+        ),
       );
     },
   });

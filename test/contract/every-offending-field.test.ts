@@ -120,6 +120,52 @@ describe("REST: customer routes name what could not be decoded and what their ru
   });
 });
 
+describe("Connect JSON: what could not be decoded and what the rules refuse, in one invalid_argument", () => {
+  const connect = async (path: string, body: string, key = fixture.apiKey) => {
+    const response = await fetch(new URL(path, fixture.server.url), {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body,
+    });
+    const answer = await response.json();
+    const issues = answer.details?.[0]?.debug?.issues?.map(
+      (issue: { path?: string[]; message: string }) => `${(issue.path ?? []).join(".")}: ${issue.message}`,
+    );
+    return { status: response.status, code: answer.code, issues };
+  };
+  const START = "/callercontext.v1.CallerContextService/StartCall";
+
+  test("start: a line type outside its enum and the missing call_id", async () => {
+    const refused = await connect(START, '{"identityHints": {"ani": "+14155550100"}, "telco": {"lineType": "pigeon"}}');
+    expect(refused).toEqual({
+      status: 400,
+      code: "invalid_argument",
+      issues: [
+        "telco.line_type: Expected one of: LINE_TYPE_MOBILE, LINE_TYPE_LANDLINE, LINE_TYPE_VOIP, LINE_TYPE_UNKNOWN",
+        "call_id: Required",
+      ],
+    });
+  });
+
+  test("start: a field of the wrong type and an unknown field, and nothing started", async () => {
+    const callId = `connect-${randomUUID()}`;
+    const refused = await connect(START, JSON.stringify({ callId, identityHints: { ani: 5 }, colour: "blue" }));
+    expect(refused.issues).toEqual(["identity_hints.ani: Expected a string", "colour: Unknown field"]);
+    const started = await connect(START, JSON.stringify({ callId, identityHints: { ani: "+14155550100" } }));
+    expect(started.status).toBe(200);
+  });
+
+  test("list customers: an unknown field together with no identifier", async () => {
+    const refused = await connect("/callercontext.v1.CustomerService/ListCustomers", '{"colour": 1}');
+    expect(refused.issues).toEqual(["colour: Unknown field", ": Give exactly one of ani, external_id"]);
+  });
+
+  test("a caller without a valid key learns nothing about the body", async () => {
+    const refused = await connect(START, '{"colour": 1}', "sk_test_not_a_key");
+    expect(refused).toMatchObject({ status: 401, code: "unauthenticated", issues: undefined });
+  });
+});
+
 describe("REST and gRPC: every rule a decoded message breaks, in one answer", () => {
   for (const via of ["grpc", "rest"] as const) {
     test(`start with no call_id, no identifier and an attestation outside its set (${via})`, async () => {

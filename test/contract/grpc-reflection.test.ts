@@ -111,6 +111,8 @@ test("buf curl and Connect's JSON take an enum by its proto name (INTENT_STATUS_
   });
   const connectError = await overConnect.json();
   expect([overConnect.status, connectError.code]).toEqual([400, "invalid_argument"]);
-  expect(connectError.message).toContain('IntentStatus from JSON: "open"');
+  expect(connectError.details[0].debug.issues).toEqual([
+    { path: ["intent_status"], message: "Expected one of: INTENT_STATUS_OPEN, INTENT_STATUS_RESOLVED" },
+  ]);
   expect(JSON.parse(await end("INTENT_STATUS_OPEN"))).toMatchObject({ callId: start.call_id, intentsUpdated: 1 });
 });
