@@ -29,7 +29,14 @@ def test_the_shutdown_callbacks_end_the_call_once_with_what_the_agent_recorded(
 ) -> None:
     async def scenario() -> None:
         ani = new_number()
-        async with AsyncCallerContextClient(service.url, account.api_key) as client:
+        ends_sent: list[httpx.Request] = []
+
+        async def count_ends(request: httpx.Request) -> None:
+            if request.url.path.endswith("/calls/end"):
+                ends_sent.append(request)
+
+        counting = httpx.AsyncClient(event_hooks={"request": [count_ends]})
+        async with counting, AsyncCallerContextClient(service.url, account.api_key, http_client=counting) as client:
             memory = CallMemory(client, sip_caller(sip_attributes(ani)), start_budget=ROOMY_START_BUDGET)
             await memory.start()
             await caller_says(memory, "My internet keeps dropping", ("record_call_outcome", OUTCOME))
@@ -37,6 +44,8 @@ def test_the_shutdown_callbacks_end_the_call_once_with_what_the_agent_recorded(
             memory.end_on_shutdown(ctx)
             memory.end_on_shutdown(ctx)  # registered twice, as a careless app might: still one end
             await shut_down(ctx)
+            assert len(ends_sent) == 1
+            assert await memory.end() is not None and len(ends_sent) == 1
             assert memory.customer_ref is not None
             record = await client.customers.get(memory.customer_ref)
             assert len(record.calls) == 1 and record.calls[0].call_end is not None

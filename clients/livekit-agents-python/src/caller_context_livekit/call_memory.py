@@ -101,7 +101,6 @@ class CallMemory:
         # One key for every attempt at this call's end, however often and from wherever it is retried.
         self._end_key = f"livekit-end-{uuid.uuid4()}"
         self._ending: asyncio.Task[EndedCall | None] | None = None
-        self._ended: EndedCall | None = None
         self.tools: list[llm.Tool | llm.Toolset] = create_call_tools(self._identify, self._record)
 
     async def start(self) -> CallContext | None:
@@ -168,8 +167,6 @@ class CallMemory:
         """Ends the call with what was recorded. Concurrent and later calls share one end; an end that failed is sent
         again by the next call with the same Idempotency-Key, so the service saves it once. None when no start
         landed."""
-        if self._ended is not None:
-            return self._ended
         if self._latest is None or self._request is None:
             return None
         if self._ending is None or (self._ending.done() and self._ending.exception() is not None):
@@ -177,7 +174,7 @@ class CallMemory:
         return await asyncio.shield(self._ending)
 
     async def _end_once(self, call_id: str, customer_ref: str) -> EndedCall | None:
-        self._ended = await self._client.end(
+        return await self._client.end(
             call_id,
             customer_ref=customer_ref,
             intent_updates=[IntentUpdate(intent=intent, status=status) for intent, status in self._intents.items()],
@@ -185,7 +182,6 @@ class CallMemory:
             summary=self._summary,
             idempotency_key=self._end_key,
         )
-        return self._ended
 
     def end_on_shutdown(
         self, ctx: HasShutdownCallbacks, on_error: Callable[[BaseException], None] = warn_end_failed
