@@ -46,7 +46,7 @@ def test_a_service_slower_than_the_budget_leaves_the_agent_answering_without_con
         memory, took, failures = asyncio.run(start_and_answer(proxy.url, account.api_key))
     finally:
         proxy.close()
-    assert took < BUDGET + 0.25
+    assert took < BUDGET + 0.5  # far below the 3 s the service takes, with room for a busy machine
     assert [type(error) for error in failures] == [DeadlineExceededError]
     assert memory.instructions("You are a support agent.") == "You are a support agent."
     assert memory.chat_context().items == []
@@ -54,7 +54,7 @@ def test_a_service_slower_than_the_budget_leaves_the_agent_answering_without_con
 
 def test_a_service_that_is_down_leaves_the_agent_answering_without_context(account: Account) -> None:
     memory, took, failures = asyncio.run(start_and_answer(closed_port_url(), account.api_key))
-    assert took < BUDGET + 0.25
+    assert took < BUDGET + 0.5  # far below the 3 s the service takes, with room for a busy machine
     assert len(failures) == 1
     assert memory.latest is None
 
