@@ -4,7 +4,7 @@
 //   node examples/caller-context-agent.ts dev
 import { fileURLToPath } from "node:url";
 import { createCallerContextClient } from "@caller-context/client";
-import { createCallMemory } from "@caller-context/livekit-agents";
+import { createCallMemory, waitForSipCaller } from "@caller-context/livekit-agents";
 import { cli, defineAgent, inference, type JobContext, ServerOptions, voice } from "@livekit/agents";
 
 const client = createCallerContextClient({
@@ -15,7 +15,8 @@ const client = createCallerContextClient({
 export default defineAgent({
   entry: async (ctx: JobContext) => {
     await ctx.connect();
-    const caller = await ctx.waitForParticipant();
+    // The phone caller, not whichever participant joins first.
+    const caller = await waitForSipCaller(ctx.room);
     const memory = createCallMemory({
       client,
       participant: caller,

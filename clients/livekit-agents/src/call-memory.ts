@@ -47,7 +47,8 @@ export interface CallMemory {
   /**
    * Starts the call with the service; the answer is also kept for `instructions` and `chatContext`. Never
    * throws: undefined when the service was late, refused or down (the call goes on without context, and the
-   * end is not sent, since no start is known to have landed).
+   * end is not sent, since no start is known to have landed). Called again, it answers what the first call
+   * did and sends nothing: a start that timed out may still have landed, and a second one would be refused.
    */
   start(): Promise<StartCallResponse | undefined>;
   /** The caller context as text, from the latest start or identify. */
@@ -97,25 +98,30 @@ export function createCallMemory(options: CallMemoryOptions): CallMemory {
   const intents = new Map<string, IntentStatus>();
   const variables = new Map<string, string>();
   let latest: CallerContextAnswer | undefined;
+  // One start per call: a second one could only repeat a call_id the first may have started.
+  let starting: Promise<StartCallResponse | undefined> | undefined;
   let ending: Promise<EndCallResponse | undefined> | undefined;
   let summary: string | undefined;
 
   const memory: CallMemory = {
-    async start() {
-      if (request === undefined) {
-        report(notSip);
-        return undefined;
-      }
-      try {
-        const started = await options.client.start(request, {
-          timeoutMs: options.startBudgetMs ?? DEFAULT_START_BUDGET_MS,
-        });
-        latest = started;
-        return started;
-      } catch (error) {
-        report(error);
-        return undefined;
-      }
+    start() {
+      starting ??= (async () => {
+        if (request === undefined) {
+          report(notSip);
+          return undefined;
+        }
+        try {
+          const started = await options.client.start(request, {
+            timeoutMs: options.startBudgetMs ?? DEFAULT_START_BUDGET_MS,
+          });
+          latest = started;
+          return started;
+        } catch (error) {
+          report(error);
+          return undefined;
+        }
+      })();
+      return starting;
     },
     get contextText() {
       return latest === undefined ? "" : renderCallerContext(latest, options);

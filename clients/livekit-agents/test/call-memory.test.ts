@@ -287,6 +287,20 @@ describe.each(PROTOCOLS)("a service that cannot help, over %s, never stops the c
     expect(ended).toBeUndefined();
   });
 
+  test("a second start sends nothing and answers what the first did", async () => {
+    const client = createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol });
+    try {
+      const memory = createCallMemory({ client, participant: { attributes: sipAttributes(newNumber()) } });
+      // Both at once, as an app calling start from two places would: one StartCall, whose second would be 409.
+      const [first, second] = await Promise.all([memory.start(), memory.start()]);
+      expect(first?.customerRef).toMatch(/^[0-9a-f-]{36}$/);
+      expect(second).toBe(first);
+      expect(await memory.start()).toBe(first);
+    } finally {
+      client.close();
+    }
+  });
+
   test("a participant that is not a SIP caller: no start, no crash, no end", async () => {
     const client = createCallerContextClient({ baseUrl: fixture.server.url, apiKey: fixture.apiKey, protocol });
     const failures: unknown[] = [];
