@@ -1,0 +1,61 @@
+"""The call is ended once at the service, on EndFrame or on CancelFrame, with what the bot recorded."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from customers import known_caller
+from pipecat.frames.frames import CancelFrame, LLMRunFrame
+from pipecat.tests.utils import SleepFrame, run_test
+
+from caller_context import AsyncCallerContextClient, CallerContextClient
+
+from pipelines import build_bot, new_line
+from service import Account, ServiceProcess
+from slow_proxy import SlowProxy
+
+END = "/v1/calls/end"
+OUTCOME = {
+    "intent": "billing_question",
+    "status": "resolved",
+    "variables": [{"name": "preferred_name", "value": "Ann"}],
+    "summary": "Renewed the gold plan.",
+}
+
+
+@pytest.fixture
+def counted(service: ServiceProcess) -> Iterator[SlowProxy]:
+    proxy = SlowProxy(service.url)
+    yield proxy
+    proxy.close()
+
+
+@pytest.mark.parametrize("stop", ["EndFrame", "CancelFrame"])
+def test_the_call_is_ended_once_with_the_recorded_outcome_and_summary(
+    service: ServiceProcess, counted: SlowProxy, account: Account, stop: str
+) -> None:
+    caller = known_caller(service.url, account.api_key)
+    line = new_line(caller.ani)
+
+    async def call() -> None:
+        async with AsyncCallerContextClient(counted.url, account.api_key) as callers:
+            bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]])
+            frames = [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)]
+            if stop == "CancelFrame":
+                await run_test(bot.pipeline, frames_to_send=[*frames, CancelFrame()], send_end_frame=False)
+            else:
+                await run_test(bot.pipeline, frames_to_send=frames)
+            # The pipeline's teardown (cleanup) asks for the end again: it is the same one.
+            assert (await bot.memory.end()) is not None
+
+    asyncio.run(call())
+    assert counted.requests[END] == 1
+    with CallerContextClient(service.url, account.api_key) as callers:
+        record = callers.customers.get(caller.customer_ref)
+    ended = next(c for c in record.calls if c.call_id == line.call_id)
+    assert ended.call_end is not None and ended.summary == OUTCOME["summary"]
+    assert [(i.intent, i.status) for i in ended.intents] == [("billing_question", "resolved")]
+    assert record.variables["preferred_name"].value == "Ann"
+    assert "billing_question" not in {i.intent for i in record.open_intents}
