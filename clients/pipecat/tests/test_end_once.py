@@ -47,7 +47,8 @@ def test_the_call_is_ended_once_with_the_recorded_outcome_and_summary(
                 await run_test(bot.pipeline, frames_to_send=[*frames, CancelFrame()], send_end_frame=False)
             else:
                 await run_test(bot.pipeline, frames_to_send=frames)
-            # The pipeline's teardown (cleanup) asks for the end again: it is the same one.
+            # Ended by the time the pipeline is down; asked again (as the teardown does), it is the same end.
+            assert counted.requests[END] == 1
             assert (await bot.memory.end()) is not None
 
     asyncio.run(call())
