@@ -3,6 +3,7 @@ development runner, with OpenAI for speech-to-text, the LLM and text-to-speech.
 
     pip install ./clients/python ./clients/pipecat "pipecat-ai[websocket,runner]"
     export OPENAI_API_KEY=sk-... CALLER_CONTEXT_URL=http://127.0.0.1:8080 CALLER_CONTEXT_API_KEY=sk_test_...
+    export TWILIO_ACCOUNT_SID=AC... TWILIO_AUTH_TOKEN=...    # or TELNYX_API_KEY: the runner hangs up with them
     python clients/pipecat/examples/phone_bot.py -t twilio -x your-public-host.example    # or -t telnyx
 
 Twilio: answer the call with your own TwiML, so the stream carries the caller (the runner's own TwiML has no
@@ -116,16 +117,22 @@ def line_of(runner_args: RunnerArguments) -> CallLine | None:
 
 async def bot(runner_args: RunnerArguments) -> None:
     """The runner's entry point, one call per run."""
+    # Imported here: each transport needs its own pipecat extra (websocket, daily), and the runner's only.
     from pipecat.runner.utils import create_transport
     from pipecat.transports.base_transport import TransportParams
     from pipecat.transports.websocket.fastapi import FastAPIWebsocketParams
+
+    def daily_params() -> TransportParams:
+        from pipecat.transports.daily.transport import DailyParams
+
+        return DailyParams(audio_in_enabled=True, audio_out_enabled=True)  # the runner adds the dial-in settings
 
     transport = await create_transport(
         runner_args,
         {
             "twilio": lambda: FastAPIWebsocketParams(audio_in_enabled=True, audio_out_enabled=True),
             "telnyx": lambda: FastAPIWebsocketParams(audio_in_enabled=True, audio_out_enabled=True),
-            "daily": lambda: TransportParams(audio_in_enabled=True, audio_out_enabled=True),
+            "daily": daily_params,
         },
     )
     callers = AsyncCallerContextClient(os.environ["CALLER_CONTEXT_URL"], os.environ["CALLER_CONTEXT_API_KEY"])
