@@ -12,9 +12,13 @@ import httpx
 
 
 class SlowProxy:
-    def __init__(self, upstream_url: str, *, delay: float = 0.0, refuse: bool = False) -> None:
+    def __init__(
+        self, upstream_url: str, *, delay: float = 0.0, refuse: bool = False, lose_first_answer_to: str | None = None
+    ) -> None:
         self.delay = delay
         self.refuse = refuse
+        self.lose_first_answer_to = lose_first_answer_to
+        """A path whose first request reaches the service, but whose answer is lost: the connection just closes."""
         self.requests: Counter[str] = Counter()
         self.forwarded_at: dict[str, float] = {}
         """When each path's latest request was passed on to the service (time.monotonic())."""
@@ -40,6 +44,10 @@ class SlowProxy:
                 proxy.forwarded_at[self.path] = time.monotonic()
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
                 answer = upstream.request(self.command, self.path, headers=headers, content=body)
+                if self.path == proxy.lose_first_answer_to:
+                    proxy.lose_first_answer_to = None
+                    self.close_connection = True
+                    return
                 self._answer(answer.status_code, dict(answer.headers), answer.content)
 
             def _answer(self, status: int, headers: dict[str, str], body: bytes) -> None:

@@ -10,7 +10,7 @@ from customers import known_caller
 from pipecat.frames.frames import CancelFrame, LLMRunFrame
 from pipecat.tests.utils import SleepFrame, run_test
 
-from caller_context import AsyncCallerContextClient, CallerContextClient
+from caller_context import AsyncCallerContextClient, CallerContextClient, EndedCall
 
 from pipelines import build_bot, new_line
 from service import Account, ServiceProcess
@@ -60,3 +60,30 @@ def test_the_call_is_ended_once_with_the_recorded_outcome_and_summary(
     assert [(i.intent, i.status) for i in ended.intents] == [("billing_question", "resolved")]
     assert record.variables["preferred_name"].value == "Ann"
     assert "billing_question" not in {i.intent for i in record.open_intents}
+
+
+def test_an_end_whose_answer_is_lost_is_sent_again_with_its_key_and_saved_once(
+    service: ServiceProcess, account: Account
+) -> None:
+    caller = known_caller(service.url, account.api_key)
+    line = new_line(caller.ani)
+    lossy = SlowProxy(service.url, lose_first_answer_to=END)
+    try:
+
+        async def call() -> EndedCall | None:
+            async with AsyncCallerContextClient(lossy.url, account.api_key) as callers:
+                bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]])
+                await run_test(
+                    bot.pipeline, frames_to_send=[SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)]
+                )
+                return await bot.memory.end()
+
+        ended = asyncio.run(call())
+    finally:
+        lossy.close()
+    # The service saved the first end; its answer was lost; the same end, with the same key, was answered with it.
+    assert lossy.requests[END] == 2
+    assert ended is not None and ended.call_id == line.call_id and ended.intents_updated == 1
+    with CallerContextClient(service.url, account.api_key) as callers:
+        record = callers.customers.get(caller.customer_ref)
+    assert next(c for c in record.calls if c.call_id == line.call_id).summary == OUTCOME["summary"]
