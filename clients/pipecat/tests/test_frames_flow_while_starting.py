@@ -53,3 +53,20 @@ def test_frames_pass_while_the_start_is_in_flight_and_the_context_joins_when_it_
             assert HEADING in bot.llm.texts(len(bot.llm.runs) - 1)
 
     asyncio.run(call())
+
+
+def test_a_greeting_cancelled_while_it_waits_leaves_the_start_running(
+    service: ServiceProcess, slow_service: SlowProxy, account: Account
+) -> None:
+    caller = known_caller(service.url, account.api_key)
+
+    async def call() -> None:
+        async with AsyncCallerContextClient(slow_service.url, account.api_key) as callers:
+            bot = build_bot(callers, new_line(caller.ani))
+            greeting = asyncio.ensure_future(bot.caller_context.context_ready())
+            await asyncio.sleep(0.1)
+            greeting.cancel()  # the caller hung up during the greeting
+            assert (await bot.memory.start()) is not None
+            assert bot.memory.start_outcome == "context"
+
+    asyncio.run(call())

@@ -161,7 +161,7 @@ class CallMemory:
 
     async def _end(self) -> EndedCall | None:
         # A start still in flight is waited for (at most its budget): it decides whether there is a call to end.
-        started = await self.start() if self._starting is not None else None
+        started = await asyncio.shield(self._starting) if self._starting is not None else None
         if started is None or self._line is None or self._latest is None:
             return None
         try:

@@ -47,14 +47,17 @@ class CallerContextProcessor(FrameProcessor):
         await self.push_frame(frame, direction)
 
     async def context_ready(self) -> CallContext | None:
-        """Waits for the start (at most its budget): the answer, or None when the call goes on without context."""
-        return await self.memory.start()
+        """Waits for the start (at most its budget): the answer, or None when the call goes on without context.
+
+        A waiter that is cancelled (a caller who hangs up during the greeting) leaves the start running."""
+        return await asyncio.shield(self.memory.start())
 
     async def cleanup(self) -> None:
         # pipecat leaves FrameProcessor.cleanup's return unannotated.
         await super().cleanup()  # type: ignore[no-untyped-call]
         try:
-            await self.memory.end()
+            # Shielded: a teardown cut short leaves the end running to its own deadline rather than losing it.
+            await asyncio.shield(self.memory.end())
         except Exception as error:  # the end logs its own refusals; nothing may break the pipeline's teardown
             logger.error(f"caller context: the end failed: {error!r}")
 
