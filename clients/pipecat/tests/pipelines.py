@@ -28,6 +28,7 @@ from pipecat.processors.aggregators.llm_context import LLMContext, LLMContextMes
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.services.llm_service import LLMService
+from pipecat.tests.utils import run_test
 
 from caller_context import AsyncCallerContextClient
 from caller_context_pipecat import CallerContextProcessor, CallLine, CallMemory, VerifyCaller, create_call_tools
@@ -138,6 +139,14 @@ def build_bot(
     greeter: list[FrameProcessor] = [Greeter(caller_context)] if greet else []
     pipeline = Pipeline([caller_context, *greeter, arrivals, user, llm, assistant])
     return Bot(memory, context, caller_context, llm, arrivals, pipeline)
+
+
+async def run_call(pipeline: Pipeline, frames: Sequence[Frame], *, send_end_frame: bool = True) -> None:
+    """pipecat's run_test, with room for a busy machine to start the pipeline (its default is 1 s), and a limit
+    that fails a test whose pipeline never ends rather than hanging the run."""
+    await asyncio.wait_for(
+        run_test(pipeline, frames_to_send=frames, send_end_frame=send_end_frame, start_timeout=10.0), timeout=60.0
+    )
 
 
 def new_line(ani: str) -> CallLine:

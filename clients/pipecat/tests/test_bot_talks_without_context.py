@@ -9,12 +9,12 @@ import time
 from customers import known_caller
 from net_fakes import closed_port_url
 from pipecat.frames.frames import LLMRunFrame, TextFrame
-from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient, RetryPolicy
 from caller_context_pipecat import START_OUTCOMES, CallLine, StartOutcome
 
-from pipelines import HEADING, Bot, build_bot, new_line
+from pipelines import HEADING, Bot, build_bot, new_line, run_call
 from service import Account, Admin, ServiceProcess
 from slow_proxy import SlowProxy
 
@@ -28,7 +28,7 @@ def talk(url: str, api_key: str, ani: str, *, retry: RetryPolicy | None = None) 
         async with AsyncCallerContextClient(url, api_key, retry=retry) as callers:
             bot = build_bot(callers, new_line(ani), greet=True)
             began = time.monotonic()
-            await run_test(bot.pipeline, frames_to_send=[TextFrame("hello"), SleepFrame(sleep=1.2), LLMRunFrame()])
+            await run_call(bot.pipeline, [TextFrame("hello"), SleepFrame(sleep=1.2), LLMRunFrame()])
             return bot, bot.llm.runs[0][0] - began
 
     return asyncio.run(call())
@@ -111,7 +111,7 @@ def test_a_call_without_the_callers_number_talks_without_context_and_asks_nothin
             async with AsyncCallerContextClient(proxy.url, account.api_key) as callers:
                 # A Twilio stream whose TwiML passed no from_number.
                 bot = build_bot(callers, CallLine("twilio-CA-no-number"), greet=True)
-                await run_test(bot.pipeline, frames_to_send=[TextFrame("hello"), SleepFrame(sleep=0.3), LLMRunFrame()])
+                await run_call(bot.pipeline, [TextFrame("hello"), SleepFrame(sleep=0.3), LLMRunFrame()])
                 return bot
 
         bot = asyncio.run(call())

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from customers import SECRET, SUMMARY, known_caller
-from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient
 
-from pipelines import HEADING, build_bot, new_line
+from pipelines import HEADING, build_bot, new_line, run_call
 from service import Account, ServiceProcess
 
 
@@ -19,7 +19,7 @@ def test_a_greeting_bot_runs_the_llm_first_with_the_callers_context(service: Ser
     async def call() -> None:
         async with AsyncCallerContextClient(service.url, account.api_key) as callers:
             bot = build_bot(callers, new_line(caller.ani), greet=True)
-            await run_test(bot.pipeline, frames_to_send=[SleepFrame(sleep=1.5)])
+            await run_call(bot.pipeline, [SleepFrame(sleep=1.5)])
             assert bot.memory.start_outcome == "context"
             assert len(bot.llm.runs) >= 1
             first = bot.llm.texts(0)

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from customers import known_caller
 from pipecat.frames.frames import CancelFrame, LLMRunFrame
-from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient, CallerContextClient, EndedCall
 
-from pipelines import build_bot, new_line
+from pipelines import build_bot, new_line, run_call
 from service import Account, ServiceProcess
 from slow_proxy import SlowProxy
 
@@ -44,9 +44,9 @@ def test_the_call_is_ended_once_with_the_recorded_outcome_and_summary(
             bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]])
             frames = [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)]
             if stop == "CancelFrame":
-                await run_test(bot.pipeline, frames_to_send=[*frames, CancelFrame()], send_end_frame=False)
+                await run_call(bot.pipeline, [*frames, CancelFrame()], send_end_frame=False)
             else:
-                await run_test(bot.pipeline, frames_to_send=frames)
+                await run_call(bot.pipeline, frames)
             # Ended by the time the pipeline is down; asked again (as the teardown does), it is the same end.
             assert counted.requests[END] == 1
             assert (await bot.memory.end()) is not None
@@ -73,9 +73,7 @@ def test_an_end_whose_answer_is_lost_is_sent_again_with_its_key_and_saved_once(
         async def call() -> EndedCall | None:
             async with AsyncCallerContextClient(lossy.url, account.api_key) as callers:
                 bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]])
-                await run_test(
-                    bot.pipeline, frames_to_send=[SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)]
-                )
+                await run_call(bot.pipeline, [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)])
                 return await bot.memory.end()
 
         ended = asyncio.run(call())

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from customers import known_caller
 from pipecat.frames.frames import InputAudioRawFrame, LLMRunFrame, TextFrame
-from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient
 
-from pipelines import HEADING, build_bot, new_line
+from pipelines import HEADING, build_bot, new_line, run_call
 from service import Account, ServiceProcess
 from slow_proxy import SlowProxy
 
@@ -43,7 +43,7 @@ def test_frames_pass_while_the_start_is_in_flight_and_the_context_joins_when_it_
         async with AsyncCallerContextClient(slow_service.url, account.api_key) as callers:
             bot = build_bot(callers, new_line(caller.ani), start_budget=BUDGET)
             began = time.monotonic()
-            await run_test(bot.pipeline, frames_to_send=[*sent, SleepFrame(sleep=DELAY + 0.5), LLMRunFrame()])
+            await run_call(bot.pipeline, [*sent, SleepFrame(sleep=DELAY + 0.5), LLMRunFrame()])
             start_sent = slow_service.forwarded_at[START]
             assert start_sent - began >= DELAY
             # Everything sent at the start reached the end of the pipeline before the slow network even passed

@@ -9,12 +9,12 @@ import uuid
 import pytest
 from customers import SECRET, SUMMARY, KnownCaller, known_caller
 from pipecat.frames.frames import LLMRunFrame
-from pipecat.tests.utils import SleepFrame, run_test
+from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient, CallerContextClient
 from caller_context_pipecat import CallerClaim, VerifyCaller
 
-from pipelines import ScriptedLLM, build_bot, new_line
+from pipelines import ScriptedLLM, build_bot, new_line, run_call
 from service import Account, ServiceProcess
 
 
@@ -30,7 +30,7 @@ def someone_else_claims(
             bot = build_bot(
                 callers, new_line(other_ani), script=[[("identify_caller", claim)]], verify_caller=verify_caller
             )
-            await run_test(bot.pipeline, frames_to_send=[SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.8)])
+            await run_call(bot.pipeline, [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.8)])
             return bot.llm
 
     return asyncio.run(call()), other_ani
