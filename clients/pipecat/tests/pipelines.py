@@ -127,9 +127,11 @@ def build_bot(
     *,
     script: Sequence[Sequence[ToolCall]] = (),
     verify_caller: VerifyCaller | None = None,
-    start_budget: float = 0.8,
+    start_budget: float = 5.0,
     greet: bool = False,
 ) -> Bot:
+    """A bot on a pipeline of its own. The budget is generous, so a busy machine never turns a test about
+    something else into one about a late start; the tests of the budget give the real one (0.8 s)."""
     memory = CallMemory(callers, line, verify_caller=verify_caller, start_budget=start_budget)
     context = LLMContext(tools=create_call_tools(memory))
     user, assistant = LLMContextAggregatorPair(context)

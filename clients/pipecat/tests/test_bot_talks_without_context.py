@@ -12,7 +12,7 @@ from pipecat.frames.frames import LLMRunFrame, TextFrame
 from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient, RetryPolicy
-from caller_context_pipecat import START_OUTCOMES, CallLine, StartOutcome
+from caller_context_pipecat import DEFAULT_START_BUDGET_S, START_OUTCOMES, CallLine, StartOutcome
 
 from pipelines import HEADING, Bot, build_bot, new_line, run_call
 from service import Account, Admin, ServiceProcess
@@ -26,7 +26,7 @@ def talk(url: str, api_key: str, ani: str, *, retry: RetryPolicy | None = None) 
 
     async def call() -> tuple[Bot, float]:
         async with AsyncCallerContextClient(url, api_key, retry=retry) as callers:
-            bot = build_bot(callers, new_line(ani), greet=True)
+            bot = build_bot(callers, new_line(ani), greet=True, start_budget=DEFAULT_START_BUDGET_S)
             began = time.monotonic()
             await run_call(bot.pipeline, [TextFrame("hello"), SleepFrame(sleep=1.2), LLMRunFrame()])
             return bot, bot.llm.runs[0][0] - began

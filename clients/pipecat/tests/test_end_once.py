@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from customers import known_caller
-from pipecat.frames.frames import CancelFrame, LLMRunFrame
+from pipecat.frames.frames import CancelFrame
 from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient, CallerContextClient, EndedCall
@@ -41,8 +41,8 @@ def test_the_call_is_ended_once_with_the_recorded_outcome_and_summary(
 
     async def call() -> None:
         async with AsyncCallerContextClient(counted.url, account.api_key) as callers:
-            bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]])
-            frames = [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)]
+            bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]], greet=True)
+            frames = [SleepFrame(sleep=2.0)]
             if stop == "CancelFrame":
                 await run_call(bot.pipeline, [*frames, CancelFrame()], send_end_frame=False)
             else:
@@ -72,8 +72,8 @@ def test_an_end_whose_answer_is_lost_is_sent_again_with_its_key_and_saved_once(
 
         async def call() -> EndedCall | None:
             async with AsyncCallerContextClient(lossy.url, account.api_key) as callers:
-                bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]])
-                await run_call(bot.pipeline, [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.5)])
+                bot = build_bot(callers, line, script=[[("record_call_outcome", OUTCOME)]], greet=True)
+                await run_call(bot.pipeline, [SleepFrame(sleep=2.0)])
                 return await bot.memory.end()
 
         ended = asyncio.run(call())

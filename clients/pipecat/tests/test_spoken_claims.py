@@ -8,7 +8,6 @@ import uuid
 
 import pytest
 from customers import SECRET, SUMMARY, KnownCaller, known_caller
-from pipecat.frames.frames import LLMRunFrame
 from pipecat.tests.utils import SleepFrame
 
 from caller_context import AsyncCallerContextClient, CallerContextClient
@@ -27,10 +26,10 @@ def someone_else_claims(
 
     async def call() -> ScriptedLLM:
         async with AsyncCallerContextClient(service.url, account.api_key) as callers:
-            bot = build_bot(
-                callers, new_line(other_ani), script=[[("identify_caller", claim)]], verify_caller=verify_caller
-            )
-            await run_call(bot.pipeline, [SleepFrame(sleep=0.3), LLMRunFrame(), SleepFrame(sleep=0.8)])
+            # The greeting runs the LLM once the context is there; the claim and the answer to it follow.
+            script = [[("identify_caller", claim)]]
+            bot = build_bot(callers, new_line(other_ani), script=script, verify_caller=verify_caller, greet=True)
+            await run_call(bot.pipeline, [SleepFrame(sleep=2.0)])
             return bot.llm
 
     return asyncio.run(call()), other_ani
