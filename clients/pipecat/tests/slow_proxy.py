@@ -20,6 +20,8 @@ class SlowProxy:
         self.lose_first_answer_to = lose_first_answer_to
         """A path whose first request reaches the service, but whose answer is lost: the connection just closes."""
         self.requests: Counter[str] = Counter()
+        self.received_at: dict[str, float] = {}
+        """When each path's first request reached the proxy (time.monotonic())."""
         self.forwarded_at: dict[str, float] = {}
         """When each path's latest request was passed on to the service (time.monotonic())."""
         upstream = httpx.Client(base_url=upstream_url, timeout=30)
@@ -37,6 +39,7 @@ class SlowProxy:
             def _relay(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 proxy.requests[self.path] += 1
+                proxy.received_at.setdefault(self.path, time.monotonic())
                 if proxy.refuse:
                     self._answer(503, {"Retry-After": "1"}, b'{"error":"Service Unavailable","message":"Overloaded"}')
                     return
