@@ -19,7 +19,7 @@ def test_a_greeting_bot_runs_the_llm_first_with_the_callers_context(service: Ser
     async def call() -> None:
         async with AsyncCallerContextClient(service.url, account.api_key) as callers:
             bot = build_bot(callers, new_line(caller.ani), greet=True)
-            await run_call(bot.pipeline, [SleepFrame(sleep=1.5)])
+            await run_call(bot.pipeline, [SleepFrame(sleep=3.0)])
             assert bot.memory.start_outcome == "context"
             assert len(bot.llm.runs) >= 1
             first = bot.llm.texts(0)
