@@ -1,13 +1,19 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
-  // The client packages' tests run on their sources: the LiveKit integration imports the client by its
-  // package name, which resolves to the built dist/ otherwise.
+  // The client packages' tests import the packages by name, and the service's test helpers and the protos'
+  // generated code by an alias: here they resolve to the sources, and in .ci/ts-clients, which runs the same tests
+  // in a project of their own, the packages resolve to the installed tarballs.
   resolve: {
-    alias: {
-      "@caller-context/client": fileURLToPath(new URL("clients/typescript/src/index.ts", import.meta.url)),
-    },
+    alias: [
+      { find: "@caller-context/client", replacement: here("clients/typescript/src/index.ts") },
+      { find: "@caller-context/livekit-agents", replacement: here("clients/livekit-agents/src/index.ts") },
+      { find: /^caller-context-test-helpers\/(.*)$/, replacement: here("test/helpers/$1") },
+      { find: /^caller-context-proto\/(.*)$/, replacement: here("gen/callercontext/v1/$1") },
+    ],
   },
   test: {
     include: ["test/**/*.test.ts", "clients/*/test/**/*.test.ts"],

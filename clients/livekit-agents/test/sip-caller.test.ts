@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
+import { waitForSipCaller } from "@caller-context/livekit-agents";
 import { ParticipantKind, type RemoteParticipant, RoomEvent } from "@livekit/rtc-node";
 import { expect, test } from "vitest";
-import { waitForSipCaller } from "../src/index.ts";
 
 // The room a LiveKit server would fill (the outside world, with no server here): participants of each kind
 // joining, as rtc-node's Room reports them.

@@ -1,9 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Interceptor } from "@connectrpc/connect";
-import { describe, expect, test } from "vitest";
-import { revokeKey, setQuota } from "../../../test/helpers/admin-client.ts";
-import { createAccountWithKey } from "../../../test/helpers/rest-client.ts";
-import { useTestServer } from "../../../test/helpers/test-server-fixture.ts";
 import {
   AuthenticationError,
   type CallerContextClient,
@@ -15,7 +10,12 @@ import {
   QuotaExhaustedError,
   RateLimitedError,
   ValidationError,
-} from "../src/index.ts";
+} from "@caller-context/client";
+import type { Interceptor } from "@connectrpc/connect";
+import { revokeKey, setQuota } from "caller-context-test-helpers/admin-client.ts";
+import { createAccountWithKey } from "caller-context-test-helpers/rest-client.ts";
+import { useTestServer } from "caller-context-test-helpers/test-server-fixture.ts";
+import { describe, expect, test } from "vitest";
 
 const fixture = useTestServer();
 const PROTOCOLS: readonly Protocol[] = ["connect", "grpc"];

@@ -1,7 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, test } from "vitest";
-import { createAccountWithKey } from "../../../test/helpers/rest-client.ts";
-import { useTestServer } from "../../../test/helpers/test-server-fixture.ts";
 import {
   type CallerContextClient,
   createCallerContextClient,
@@ -10,7 +7,10 @@ import {
   LineType,
   type Protocol,
   Recommendation,
-} from "../src/index.ts";
+} from "@caller-context/client";
+import { createAccountWithKey } from "caller-context-test-helpers/rest-client.ts";
+import { useTestServer } from "caller-context-test-helpers/test-server-fixture.ts";
+import { describe, expect, test } from "vitest";
 
 const fixture = useTestServer();
 const PROTOCOLS: readonly Protocol[] = ["connect", "grpc"];

@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
-import type { Interceptor } from "@connectrpc/connect";
-import { describe, expect, test } from "vitest";
-import { blockDatabase } from "../../../test/helpers/database-blocker.ts";
-import { createAccountWithKey } from "../../../test/helpers/rest-client.ts";
-import { useTestServer } from "../../../test/helpers/test-server-fixture.ts";
 import {
   ConflictError,
   createCallerContextClient,
@@ -12,7 +7,12 @@ import {
   IntentStatus,
   type Protocol,
   UnavailableError,
-} from "../src/index.ts";
+} from "@caller-context/client";
+import type { Interceptor } from "@connectrpc/connect";
+import { blockDatabase } from "caller-context-test-helpers/database-blocker.ts";
+import { createAccountWithKey } from "caller-context-test-helpers/rest-client.ts";
+import { useTestServer } from "caller-context-test-helpers/test-server-fixture.ts";
+import { describe, expect, test } from "vitest";
 import { startLossyProxy } from "./lossy-proxy.ts";
 
 const fixture = useTestServer();

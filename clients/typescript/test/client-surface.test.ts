@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { createCallerContextClient } from "@caller-context/client";
 import type { Interceptor } from "@connectrpc/connect";
+import { CallerContextService } from "caller-context-proto/caller_context_pb.ts";
+import { CustomerService } from "caller-context-proto/customers_pb.ts";
+import { useTestServer } from "caller-context-test-helpers/test-server-fixture.ts";
 import { expect, test } from "vitest";
-import { useTestServer } from "../../../test/helpers/test-server-fixture.ts";
-import { CallerContextService } from "../src/gen/callercontext/v1/caller_context_pb.ts";
-import { CustomerService } from "../src/gen/callercontext/v1/customers_pb.ts";
-import { createCallerContextClient } from "../src/index.ts";
 
 // Every public RPC has a method: the RPCs come from the generated service descriptors (proto/), and each
 // method of the client is called once through an interceptor that records which RPC it sent. An RPC added

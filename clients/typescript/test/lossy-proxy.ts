@@ -1,7 +1,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
-import type { Protocol } from "../src/index.ts";
+import type { Protocol } from "@caller-context/client";
 
 // A proxy in front of the service that loses answers the way a network does: it forwards a request,
 // receives the service's whole answer, and then drops the client's connection instead of passing it on.
