@@ -1,7 +1,7 @@
 // A phone agent with a memory of its callers. Run it as any LiveKit agent (LIVEKIT_URL, LIVEKIT_API_KEY and
 // LIVEKIT_API_SECRET set, a SIP trunk and dispatch rule sending calls to it), plus CALLER_CONTEXT_URL and
 // CALLER_CONTEXT_API_KEY:
-//   node examples/caller-context-agent.ts dev
+//   node examples/caller-context-agent.ts start    (or, while developing, LiveKit's `lk agent dev`)
 import { fileURLToPath } from "node:url";
 import { createCallerContextClient } from "@caller-context/client";
 import { createCallMemory, waitForSipCaller } from "@caller-context/livekit-agents";
