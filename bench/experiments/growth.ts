@@ -222,8 +222,11 @@ async function measureSmall(service: Service, smalls: SmallAccount[], largeCalle
 let failedWhileGrowing = 0;
 
 function growthFailed(error: unknown): void {
+  const label = failureLabel(error);
+  // Refused connections mean the server is gone: stop, rather than count every caller left as a failure.
+  if (label === "ECONNREFUSED") throw new Error("the server refuses connections: it is gone");
   failedWhileGrowing++;
-  progress(`  failed while growing: ${failureLabel(error)}`);
+  progress(`  failed while growing: ${label}`);
 }
 
 /**
