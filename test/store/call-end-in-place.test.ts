@@ -13,6 +13,8 @@ import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/
 
 const OPEN_TIMEOUT_MS = 180_000;
 const CALLS = 200;
+/** The share of ends that must be HOT (see below). */
+const HOT_AT_LEAST = 0.75;
 let opened: MigratedTestDatabase;
 let database: Database;
 
@@ -33,7 +35,7 @@ async function callUpdates(): Promise<{ updated: number; hot: number }> {
 }
 
 describe("an end without a summary", () => {
-  test(`rewrites its call in place: ${CALLS} calls started together, then ended one by one, all HOT`, async () => {
+  test(`rewrites its call in place: ${CALLS} calls started together, then ended one by one, HOT`, async () => {
     const db = database.db;
     const now = new Date();
     await insertAccount(
@@ -60,6 +62,9 @@ describe("an end without a summary", () => {
     }
     const after = await callUpdates();
     expect(after.updated - before.updated).toBe(CALLS);
-    expect(after.hot - before.hot).toBe(CALLS);
+    // A page is pruned of its dead versions only once no snapshot needs them and no other session holds it, so
+    // on a server busy with other work a few ends can find no room: 165 of 200 were HOT there, 200 on a quiet
+    // one; with call_end a key of an index, none is, and at a fill factor of 85, 131 were.
+    expect(after.hot - before.hot).toBeGreaterThanOrEqual(HOT_AT_LEAST * CALLS);
   });
 });
