@@ -69,12 +69,25 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     });
   });
 
+  // A server that dies mid-run says how (a signal from outside, or its own last words), so the run's failures
+  // that follow are read as what they are.
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(
+      `${options.entry} (pid ${child.pid}) exited during the run: code ${code}, signal ${signal}\n${stderrTail}\n`,
+    );
+  });
+
   return {
     url,
     metricsUrl,
     pid: child.pid!,
     problems,
-    stop: () => stopChild(child),
+    stop: () => {
+      stopping = true;
+      return stopChild(child);
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Tenant } from "../domain/tenant.ts";
+import { NOT_COUNTED } from "../store/billing/charge.ts";
 import { creditsLeft } from "../store/billing/quota-slots.ts";
 import type { CallStatement, Charge, Refused } from "../store/calls/call-statement.ts";
 import type { Db } from "../store/engine/database.ts";
@@ -27,8 +28,15 @@ export interface CallDeps {
   readonly forgetMe: ForgetMeHasher;
 }
 
-/** What became of a request's charge: taken, with about the credits left, or refused for want of credit. */
-export type ChargeOutcome = { readonly charged: true; readonly creditsLeft: number } | { readonly charged: false };
+/**
+ * What became of a request's charge: taken, or refused for want of credit. A
+ * charge that read the account's slots says about how many credits are left;
+ * one that took its credit from its own slot read no other (the quota guard
+ * then counts from what it last saw).
+ */
+export type ChargeOutcome =
+  | { readonly charged: true; readonly creditsLeft: number | undefined }
+  | { readonly charged: false };
 
 /**
  * A billed request's bill: the quota guard sets the charge, the request's
@@ -90,7 +98,9 @@ export async function writeCall<T extends object>(
     if (!isRefused(written)) {
       // A write that took a credit reports about the credits left; one that wrote nothing took none.
       const left = "creditsLeft" in written ? written.creditsLeft : null;
-      if (bill !== undefined && typeof left === "number") bill.outcome = { charged: true, creditsLeft: left };
+      if (bill !== undefined && typeof left === "number") {
+        bill.outcome = { charged: true, creditsLeft: left === NOT_COUNTED ? undefined : left };
+      }
       return written;
     }
     if (written.refused === "past_deadline") {

@@ -61,6 +61,16 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     if (credits <= 0) return knownCredits.delete(accountId);
     knownCredits.set(accountId, credits);
   };
+  // A charge that took its credit from its own slot read no other: what is left is the count this instance last
+  // saw, less its own charges since. The count keeps the age it was read at, so it is read afresh within
+  // KNOWN_CREDITS_TTL_MS however busy the account: a count by other instances' charges meanwhile is over by those.
+  const countDown = (accountId: string, before: number) => {
+    const known = knownCredits.get(accountId);
+    const left = Math.max(0, (known ?? before) - 1);
+    if (left <= 0) knownCredits.delete(accountId);
+    else if (known !== undefined) knownCredits.set(accountId, left, { noUpdateTTL: true });
+    return left;
+  };
   const creditsBefore = async (accountId: string) => (await knownCredits.fetch(accountId)) ?? 0;
   return (next) => async (req) => {
     const principal = req.contextValues.get(principalKey);
@@ -87,19 +97,24 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     }
 
     const bill: Bill = { charge: { accountId, allowance: monthlyAllowance } };
-    const settle = () => {
+    /** Settles the bill: the credits left after the charge, or undefined when nothing was charged. */
+    const settle = (): number | undefined => {
       const { outcome } = bill;
       if (outcome === undefined) return undefined;
-      if (!outcome.charged) return remember(accountId, 0);
+      if (!outcome.charged) {
+        remember(accountId, 0);
+        return undefined;
+      }
       options.meter?.billed(principal.tenant, principal.keyId);
-      remember(accountId, outcome.creditsLeft);
-      options.creditsLow?.seen(accountId, principal.tier, outcome.creditsLeft);
+      const left = outcome.creditsLeft ?? countDown(accountId, before);
+      if (outcome.creditsLeft !== undefined) remember(accountId, left);
+      options.creditsLow?.seen(accountId, principal.tier, left);
+      return left;
     };
     req.contextValues.set(billKey, bill);
     try {
       const res = await next(req);
-      settle();
-      res.header.set("x-quota-remaining", String(bill.outcome?.charged ? bill.outcome.creditsLeft : before));
+      res.header.set("x-quota-remaining", String(settle() ?? before));
       return res;
     } catch (error) {
       settle();

@@ -141,8 +141,9 @@ describe("the quota is exact under concurrency", () => {
     const { accountId, apiKey } = await accountWithCredits(5);
     const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => calls.start(via(i), apiKey, startBody())));
     expect(countStatuses(outcomes)).toEqual({ 200: 5, 402: 15 });
-    // Each success reports what was left as its statement saw it: exact for a call alone, an upper bound when
-    // calls overlap (docs/limits.md); the count of successes above is what proves no credit went twice.
+    // Each success reports about what was left (the instance's count less its charges, or a statement's
+    // snapshot): exact for a call alone, an upper bound when calls overlap (docs/limits.md); the count of
+    // successes above is what proves no credit went twice.
     const left = outcomes.filter((o) => o.status === 200).map((o) => Number(o.headers["x-quota-remaining"]));
     for (const count of left) expect(count).toBeGreaterThanOrEqual(0);
     for (const count of left) expect(count).toBeLessThanOrEqual(4);

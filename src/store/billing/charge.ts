@@ -10,41 +10,64 @@ const NO_CREDIT = "CC402";
 /** The SQLSTATE of a statement undone because the slot it chose was emptied meanwhile: run it again. */
 const SLOT_EMPTIED = "CC40S";
 
+/** What `credits_left` holds when the charge took its credit from its own slot and read no other. */
+export const NOT_COUNTED = -1;
+
 /**
- * The body of the CTE `charged`: takes one credit from one of the account's
- * slots (renewing it first when a new month has begun) when `when` holds,
- * returning about the credits left, after the writes `afterWrites` names
- * (built once by writesDone). The slot is the first with credit in the
- * statement's snapshot from a random start, so concurrent calls spread over
- * the slots; near zero they all meet on the last ones. A concurrent charge of
- * the same slot waits for its row and re-checks the credit there.
+ * The CTEs `own_slot`, `other_slot` and `charged`: takes one credit from one
+ * of the account's slots (renewing it first when a new month has begun) when
+ * `when` holds, after the writes `afterWrites` names (built once by
+ * writesDone). `charged` has a row when a credit was taken, its
+ * `credits_left` about the credits left, or NOT_COUNTED.
+ *
+ * The charge goes to one slot by key first, a random one so concurrent calls
+ * spread over the slots: one index probe and one row, whatever the account's
+ * size and however its slot rows lie in the table. Only when that slot has no
+ * credit are the account's slots read, once, in the statement's snapshot, both
+ * to choose the first other slot with credit from there and to count the
+ * credits of the others; near zero every call meets on the last ones. A
+ * concurrent charge of the same slot waits for its row and re-checks the
+ * credit there.
  */
-export function chargeCte(
+export function chargeCtes(
   charge: Charge | undefined,
   now: Date,
   when: RawBuilder<unknown>,
   afterWrites: RawBuilder<boolean>,
 ): RawBuilder<unknown> {
-  if (charge === undefined) return sql`select null::integer as credits_left where false`;
+  if (charge === undefined) return sql`charged as (select null::integer as credits_left where false)`;
   const accountId = accountParameter(charge);
   const period = periodParameter(now);
   const allowance = allowanceOf(accountId, charge.allowance);
-  // The account's slots are read once, in the statement's snapshot, both to choose one and to count the credits
-  // of the others; the chosen row is then read again, locked, and its credit checked once more there.
+  const ownSlot = sql.val(firstSlotToTry());
+  const take = sql`remaining = ${slotCredits("q", period, allowance)} - 1, period = greatest(q.period, ${period})`;
   return sql`
-    with slots as materialized (
-      select s.slot, ${slotCredits("s", period, allowance)} as credits
-      from quota_slots s where s.account_id = ${accountId}
-    )
-    update quota_slots q set remaining = ${slotCredits("q", period, allowance)} - 1,
-      period = greatest(q.period, ${period})
-    where q.account_id = ${accountId} and q.slot = (
-        select slot from slots where credits > 0
-        order by slot >= ${firstSlotToTry()} desc, slot
-        limit 1
+    own_slot as (
+      update quota_slots q set ${take}
+      where q.account_id = ${accountId} and q.slot = ${ownSlot}
+        and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
+      returning 1
+    ),
+    other_slot as (
+      with slots as materialized (
+        select s.slot, ${slotCredits("s", period, allowance)} as credits
+        from quota_slots s
+        where s.account_id = ${accountId} and not exists (select 1 from own_slot) and ${when}
       )
-      and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
-    returning q.remaining + (select coalesce(sum(credits), 0)::int from slots where slot <> q.slot) as credits_left
+      update quota_slots q set ${take}
+      where q.account_id = ${accountId} and q.slot = (
+          select slot from slots where credits > 0 and slot <> ${ownSlot}
+          order by slot > ${ownSlot} desc, slot
+          limit 1
+        )
+        and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
+      returning q.remaining + (select coalesce(sum(credits), 0)::int from slots where slot <> q.slot) as credits_left
+    ),
+    charged as (
+      select ${sql.lit(NOT_COUNTED)}::integer as credits_left from own_slot
+      union all
+      select credits_left from other_slot
+    )
   `;
 }
 
@@ -106,8 +129,9 @@ export async function takeCredit(
   if (charge === undefined) return { creditsLeft: null };
   for (;;) {
     const { rows } = await sql<{ credits_left: number | null; had_credit: boolean }>`
-      with charged as (${chargeCte(charge, now, sql`true`, NO_WRITES)})
-      select (select credits_left from charged) as credits_left, ${hadCredit(charge, now)} as had_credit
+      with ${chargeCtes(charge, now, sql`true`, NO_WRITES)}
+      select c.credits_left, case when c.credits_left is null then ${hadCredit(charge, now)} end as had_credit
+      from (select (select credits_left from charged) as credits_left) c
     `.execute(db);
     const { credits_left, had_credit } = rows[0]!;
     if (credits_left !== null) return { creditsLeft: credits_left };

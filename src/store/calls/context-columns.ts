@@ -14,8 +14,9 @@ export interface ContextShare {
  * The columns that give a call the customer's context: open intents (newest
  * first), live variables with the names of those held back from a caller not
  * verified (one read of the customer's variables for both), and the latest
- * calls that ended with a summary (newest first: a few entries of a partial
- * index, calls_customer_summaries).
+ * calls that ended with a summary (the latest started first: a few entries of
+ * a partial index, calls_customer_summaries, keyed on the start, which an end
+ * never changes, so an end without a summary rewrites its row in place).
  */
 export function contextColumns(customer: RawBuilder<unknown> | string, now: Date, share: ContextShare) {
   const { readContext } = share;
@@ -23,11 +24,11 @@ export function contextColumns(customer: RawBuilder<unknown> | string, now: Date
       ${openIntentsAndVariables(customer, now, share)},
       coalesce((
         select json_agg(json_build_object('callStart', call_start, 'callEnd', call_end,
-          'intents', coalesce(intents, '[]'), 'summary', summary) order by call_end desc)
+          'intents', coalesce(intents, '[]'), 'summary', summary) order by call_start desc)
         from (
           select call_start, call_end, intents, summary from calls
           where customer_id = ${customer} and summary is not null and ${readContext}
-          order by call_end desc limit ${RECENT_CALLS}
+          order by call_start desc limit ${RECENT_CALLS}
         ) latest
       ), '[]') as recent_calls`;
 }

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn, NO_WRITES } from "../billing/charge.ts";
+import { chargeCtes, creditsLeftColumn, NO_WRITES } from "../billing/charge.ts";
 import { executeOnce } from "../engine/compile-once.ts";
 import type { Db } from "../engine/database.ts";
 import { tenantParameters } from "../engine/shared-parameters.ts";
@@ -36,7 +36,7 @@ export async function findStoredEnd(
       select request_hash, response from idempotency_keys
       where account_id = ${accountId} and mode = ${mode} and key = ${key} and expires_at > ${now}
     ),
-    charged as (${chargeCte(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, NO_WRITES)})
+    ${chargeCtes(charge, now, sql`exists (select 1 from stored where ${sameRequest})`, NO_WRITES)}
     select stored.response, ${sameRequest} as same_request, ${creditsLeftColumn(charge, now, sameRequest)} as credits_left
     from stored
   `,

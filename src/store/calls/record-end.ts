@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { EndCallCommand } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
+import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { tenantParameters } from "../engine/shared-parameters.ts";
 import { outboxInsert } from "../event-outbox.ts";
@@ -165,7 +165,7 @@ export async function recordEnd(
           requires_verification = excluded.requires_verification
         returning 1
       ),
-      charged as (${chargeCte(charge, now, sql`exists (select 1 from closed)`, ENDED_CHARGED_AFTER)})
+      ${chargeCtes(charge, now, sql`exists (select 1 from closed)`, ENDED_CHARGED_AFTER)}
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn, NO_WRITES, writesDone } from "../billing/charge.ts";
+import { chargeCtes, creditsLeftColumn, NO_WRITES, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { tenantParameters } from "../engine/shared-parameters.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
@@ -37,7 +37,7 @@ export async function recordForgottenStart(
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),
-    charged as (${chargeCte(charge, now, started, FORGOTTEN_CHARGED_AFTER)})
+    ${chargeCtes(charge, now, started, FORGOTTEN_CHARGED_AFTER)}
     select ${started} as started,
       ${creditsLeftColumn(charge, now, started)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check
@@ -77,7 +77,7 @@ export async function recordForgottenEnd(
         and customer_id is null and (call_end is null or ${record.again})
       returning call_start, call_end
     ),
-    charged as (${chargeCte(charge, now, closed, NO_WRITES)})
+    ${chargeCtes(charge, now, closed, NO_WRITES)}
     select closed.call_start, closed.call_end,
       ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
+import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { tenantParameters } from "../engine/shared-parameters.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
@@ -85,7 +85,7 @@ export async function recordIdentify(
         set customer_id = excluded.customer_id, last_seen_at = excluded.last_seen_at
       returning 1
     ),
-    charged as (${chargeCte(charge, now, moved, IDENTIFIED_CHARGED_AFTER)})
+    ${chargeCtes(charge, now, moved, IDENTIFIED_CHARGED_AFTER)}
     select
       ${moved} as moved,
       (select call_start from call) as call_start,

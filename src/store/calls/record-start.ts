@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { chargeCte, creditsLeftColumn, writesDone } from "../billing/charge.ts";
+import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../engine/database.ts";
 import { tenantParameters } from "../engine/shared-parameters.ts";
 import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
@@ -81,7 +81,7 @@ export async function recordStart(
     ),
     identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
     dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
-    charged as (${chargeCte(charge, now, started, STARTED_CHARGED_AFTER)})
+    ${chargeCtes(charge, now, started, STARTED_CHARGED_AFTER)}
     select
       ${started} as started,
       ${contextColumns(customerId, now, record.share)},
