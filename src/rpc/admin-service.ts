@@ -6,6 +6,7 @@ import { getAccount } from "../accounts/get-account.ts";
 import { listKeys } from "../accounts/list-keys.ts";
 import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
+import { setAccountRepeatWindow } from "../accounts/set-account-repeat-window.ts";
 import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
 import { writeBackup } from "../backups/write-backup.ts";
@@ -36,6 +37,9 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
         accountId: req.accountId,
         contextRetentionDays: req.contextRetentionDays,
       }),
+    })),
+    setAccountRepeatWindow: withDomainErrors(async (req) => ({
+      account: await setAccountRepeatWindow(deps, { accountId: req.accountId, repeatWindowDays: req.repeatWindowDays }),
     })),
     setAccountTier: withDomainErrors(async (req) => ({
       account: await setAccountTier(deps, { accountId: req.accountId, tier: req.tier }),
