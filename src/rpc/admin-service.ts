@@ -9,6 +9,7 @@ import { setAccountQuota } from "../accounts/set-account-quota.ts";
 import { setAccountRepeatWindow } from "../accounts/set-account-repeat-window.ts";
 import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
+import { getAccountContactFigures } from "../analytics/get-account-contact-figures.ts";
 import { writeBackup } from "../backups/write-backup.ts";
 import type { AppContext } from "../context.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
@@ -17,6 +18,7 @@ import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
 import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
+import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
 import { withDomainErrors } from "./public-error.ts";
 
@@ -37,6 +39,9 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
         accountId: req.accountId,
         contextRetentionDays: req.contextRetentionDays,
       }),
+    })),
+    getAccountContactFigures: withDomainErrors(async (req) => ({
+      figures: contactFiguresToResponse(await getAccountContactFigures(app.database, req, app.clock.now())),
     })),
     setAccountRepeatWindow: withDomainErrors(async (req) => ({
       account: await setAccountRepeatWindow(deps, { accountId: req.accountId, repeatWindowDays: req.repeatWindowDays }),
