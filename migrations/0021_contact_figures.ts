@@ -54,9 +54,37 @@ const statements = [
       primary key (customer_id, intent)
     )
   `,
+  // Open issues per UTC day they opened, kept by a trigger from contact_figures_issues itself: whatever removes
+  // an issue (the job resolving it, an erasure's or a merge's cascade, the retention sweep) takes it off the
+  // count, and the read of open issues by age is a few hundred rows, never a scan of the issues.
   sql`
-    create index contact_figures_issues_open on contact_figures_issues (account_id, mode, opened_at)
-      where resolved_at is null
+    create table contact_figures_open (
+      account_id text not null,
+      mode text not null,
+      day date not null,
+      open integer not null,
+      primary key (account_id, mode, day)
+    )
+  `,
+  sql`
+    create function contact_figures_open_change() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('UPDATE', 'DELETE') and old.resolved_at is null then
+        update contact_figures_open set open = open - 1
+        where account_id = old.account_id and mode = old.mode and day = (old.opened_at at time zone 'UTC')::date;
+      end if;
+      if tg_op in ('INSERT', 'UPDATE') and new.resolved_at is null then
+        insert into contact_figures_open (account_id, mode, day, open)
+        values (new.account_id, new.mode, (new.opened_at at time zone 'UTC')::date, 1)
+        on conflict (account_id, mode, day) do update set open = contact_figures_open.open + 1;
+      end if;
+      return null;
+    end
+    $$
+  `,
+  sql`
+    create trigger contact_figures_open_count after insert or update or delete on contact_figures_issues
+      for each row execute function contact_figures_open_change()
   `,
   sql`
     create table contact_figures_progress (
@@ -77,6 +105,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table contact_figures_progress`.execute(db);
   await sql`drop table contact_figures_issues`.execute(db);
+  await sql`drop function contact_figures_open_change`.execute(db);
+  await sql`drop table contact_figures_open`.execute(db);
   await sql`drop table contact_figures_callers`.execute(db);
   await sql`drop table contact_figures_days`.execute(db);
   await sql`alter table accounts drop column repeat_window_days`.execute(db);

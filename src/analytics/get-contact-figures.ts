@@ -1,8 +1,8 @@
-import { applyChange, type DayCounts, EVERY_CALL, emptyCounts } from "../domain/contact-figures.ts";
+import { applyChange, type DayCounts, emptyCounts, utcDay } from "../domain/contact-figures.ts";
 import { type ContactPeriod, parseContactPeriod } from "../domain/contact-period.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { repeatWindowOf } from "../store/account-repository.ts";
-import { type DayCountsRow, openIssuesByAge, readDayCounts } from "../store/contact-figures/day-counts.ts";
+import { openIssuesByAge, type SummedCounts, sumsByDay, sumsByIntent } from "../store/contact-figures/day-counts.ts";
 import { readProgress } from "../store/contact-figures/ended-calls.ts";
 import type { Db } from "../store/engine/database.ts";
 
@@ -41,15 +41,20 @@ export async function getContactFigures(
   now: Date,
 ): Promise<ContactFiguresReport> {
   const { period, previous, days } = parseContactPeriod(input.from, input.to);
-  const [rows, openIssues, windowDays, progress] = await Promise.all([
-    readDayCounts(deps.db, tenant, previous.from, period.to),
-    openIssuesByAge(deps.db, tenant, now),
+  // Summed by the database: a few hundred rows come back, whatever the range's calls.
+  const [byDay, current, before, openIssues, windowDays, progress] = await Promise.all([
+    sumsByDay(deps.db, tenant, period.from, period.to),
+    sumsByIntent(deps.db, tenant, period.from, period.to),
+    sumsByIntent(deps.db, tenant, previous.from, previous.to),
+    openIssuesByAge(deps.db, tenant, utcDay(now)),
     repeatWindowOf(deps.db, tenant.accountId),
     readProgress(deps.db),
   ]);
-  const current = rows.filter((r) => r.day >= period.from);
-  const before = rows.filter((r) => r.day < period.from);
-  const intents = [...new Set(rows.map((r) => r.intent).filter((i) => i !== EVERY_CALL))].sort();
+  const intents = [...new Set([...current, ...before].filter((r) => !r.everyCall).map((r) => r.key))].sort();
+  const forIntent = (rows: readonly SummedCounts[], intent: string) => {
+    const counts = rows.find((r) => !r.everyCall && r.key === intent)?.counts ?? emptyCounts();
+    return figuresOf(counts.calls, counts.followedByRepeat, counts);
+  };
   return {
     period,
     previousPeriod: previous,
@@ -57,17 +62,17 @@ export async function getContactFigures(
     previousOverall: overallOf(before),
     byIntent: intents.map((intent) => ({
       intent,
-      figures: intentOf(current, intent),
-      previous: intentOf(before, intent),
+      figures: forIntent(current, intent),
+      previous: forIntent(before, intent),
     })),
-    byDay: days.map((day) => ({ day, figures: overallOf(current.filter((r) => r.day === day)) })),
+    byDay: days.map((day) => ({ day, figures: overallOf(byDay.filter((r) => r.key === day)) })),
     openIssues,
     repeatWindowDays: windowDays ?? 0,
     countedThrough: progress?.cursor.endedAt,
   };
 }
 
-function sum(rows: readonly DayCountsRow[]): DayCounts {
+function sum(rows: readonly SummedCounts[]): DayCounts {
   const total = emptyCounts();
   for (const { counts } of rows) {
     applyChange(total, counts);
@@ -79,16 +84,10 @@ function sum(rows: readonly DayCountsRow[]): DayCounts {
 }
 
 /** Calls and repeats from the every-call rows; issues summed over the intents. */
-function overallOf(rows: readonly DayCountsRow[]): ContactFigures {
-  const calls = sum(rows.filter((r) => r.intent === EVERY_CALL));
-  const issues = sum(rows.filter((r) => r.intent !== EVERY_CALL));
+function overallOf(rows: readonly SummedCounts[]): ContactFigures {
+  const calls = sum(rows.filter((r) => r.everyCall));
+  const issues = sum(rows.filter((r) => !r.everyCall));
   return figuresOf(calls.calls, calls.repeatCalls, issues);
-}
-
-/** An intent's calls, the share its next call followed within the window, and its issues. */
-function intentOf(rows: readonly DayCountsRow[], intent: string): ContactFigures {
-  const counts = sum(rows.filter((r) => r.intent === intent));
-  return figuresOf(counts.calls, counts.followedByRepeat, counts);
 }
 
 function figuresOf(calls: number, repeatCalls: number, issues: DayCounts): ContactFigures {

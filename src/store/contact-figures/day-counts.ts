@@ -48,23 +48,27 @@ export async function addDayCounts(
   `.execute(db);
 }
 
-export interface DayCountsRow {
-  readonly day: string;
-  readonly intent: string;
+/** Counts summed over a group of day rows: a day (`key` the day) or an intent (`key` the intent). */
+export interface SummedCounts {
+  readonly key: string;
+  /** The every-call row's group, or the intents' (each intent's alone when grouped by intent). */
+  readonly everyCall: boolean;
   readonly counts: DayCounts;
 }
 
-/** The tenant's counts of the UTC days `from` to `to` (inclusive), by their primary key. */
-export async function readDayCounts(db: Db, tenant: Tenant, from: string, to: string): Promise<DayCountsRow[]> {
-  const { rows } = await sql<Record<string, number> & { day: string; intent: string }>`
-    select to_char(day, 'YYYY-MM-DD') as day, intent, calls, repeat_calls, followed_by_repeat, issues_opened,
-      first_contact, issues_resolved, attempts_sum, attempts_1, attempts_2, attempts_3, attempts_4, attempts_5_or_more
-    from contact_figures_days
-    where account_id = ${tenant.accountId} and mode = ${tenant.mode} and day between ${from}::date and ${to}::date
-  `.execute(db);
-  return rows.map((r) => ({
-    day: r.day,
-    intent: r.intent,
+const SUMS = sql`sum(calls)::int as calls, sum(repeat_calls)::int as repeat_calls,
+  sum(followed_by_repeat)::int as followed_by_repeat, sum(issues_opened)::int as issues_opened,
+  sum(first_contact)::int as first_contact, sum(issues_resolved)::int as issues_resolved,
+  sum(attempts_sum)::int as attempts_sum, sum(attempts_1)::int as attempts_1, sum(attempts_2)::int as attempts_2,
+  sum(attempts_3)::int as attempts_3, sum(attempts_4)::int as attempts_4,
+  sum(attempts_5_or_more)::int as attempts_5_or_more`;
+
+type SumRow = Record<string, number> & { key: string; every_call: boolean };
+
+function toSummed(r: SumRow): SummedCounts {
+  return {
+    key: r.key,
+    everyCall: r.every_call,
     counts: {
       calls: r.calls,
       repeatCalls: r.repeat_calls,
@@ -75,20 +79,47 @@ export async function readDayCounts(db: Db, tenant: Tenant, from: string, to: st
       attemptsSum: r.attempts_sum,
       attempts: [r.attempts_1, r.attempts_2, r.attempts_3, r.attempts_4, r.attempts_5_or_more],
     },
-  }));
+  };
 }
 
-/** The tenant's open issues, by the age of the call that opened them: under 1, 1–7, 7–30, over 30 days. */
-export async function openIssuesByAge(db: Db, tenant: Tenant, now: Date): Promise<[number, number, number, number]> {
-  const day = 24 * 60 * 60 * 1000;
-  const at = (days: number) => new Date(now.getTime() - days * day);
+/** The tenant's counts of the UTC days `from` to `to` (inclusive) per day: the every-call row, and the intents' sum. */
+export async function sumsByDay(db: Db, tenant: Tenant, from: string, to: string): Promise<SummedCounts[]> {
+  const { rows } = await sql<SumRow>`
+    select to_char(day, 'YYYY-MM-DD') as key, intent = '' as every_call, ${SUMS}
+    from contact_figures_days
+    where account_id = ${tenant.accountId} and mode = ${tenant.mode} and day between ${from}::date and ${to}::date
+    group by day, intent = ''
+  `.execute(db);
+  return rows.map(toSummed);
+}
+
+/** The tenant's counts of the UTC days `from` to `to` (inclusive) per intent ('' for the every-call rows). */
+export async function sumsByIntent(db: Db, tenant: Tenant, from: string, to: string): Promise<SummedCounts[]> {
+  const { rows } = await sql<SumRow>`
+    select intent as key, intent = '' as every_call, ${SUMS}
+    from contact_figures_days
+    where account_id = ${tenant.accountId} and mode = ${tenant.mode} and day between ${from}::date and ${to}::date
+    group by intent
+  `.execute(db);
+  return rows.map(toSummed);
+}
+
+/**
+ * The tenant's open issues by the UTC day they opened, counted back from `today`: opened today, 1 to 7 days
+ * before, 7 to 30, more than 30.
+ */
+export async function openIssuesByAge(
+  db: Db,
+  tenant: Tenant,
+  today: string,
+): Promise<[number, number, number, number]> {
   const { rows } = await sql<{ a: number; b: number; c: number; d: number }>`
-    select count(*) filter (where opened_at > ${at(1)})::int as a,
-      count(*) filter (where opened_at <= ${at(1)} and opened_at > ${at(7)})::int as b,
-      count(*) filter (where opened_at <= ${at(7)} and opened_at > ${at(30)})::int as c,
-      count(*) filter (where opened_at <= ${at(30)})::int as d
-    from contact_figures_issues
-    where account_id = ${tenant.accountId} and mode = ${tenant.mode} and resolved_at is null
+    select coalesce(sum(open) filter (where day >= ${today}::date), 0)::int as a,
+      coalesce(sum(open) filter (where day < ${today}::date and day >= ${today}::date - 7), 0)::int as b,
+      coalesce(sum(open) filter (where day < ${today}::date - 7 and day >= ${today}::date - 30), 0)::int as c,
+      coalesce(sum(open) filter (where day < ${today}::date - 30), 0)::int as d
+    from contact_figures_open
+    where account_id = ${tenant.accountId} and mode = ${tenant.mode}
   `.execute(db);
   const row = rows[0];
   return [row?.a ?? 0, row?.b ?? 0, row?.c ?? 0, row?.d ?? 0];
