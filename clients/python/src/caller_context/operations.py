@@ -113,9 +113,7 @@ def get_usage() -> Operation[models.Usage]:
 
 def get_contact_figures(from_day: str, to_day: str) -> Operation[models.Json]:
     params = {"from": from_day, "to": to_day}
-    return Operation(
-        "GetContactFigures", "GET", "/v1/analytics/contact-figures", "repeatable", _as_json, params=params
-    )
+    return Operation("GetContactFigures", "GET", "/v1/analytics/contact-figures", "repeatable", _as_json, params=params)
 
 
 def export_contact_figures(from_day: str, to_day: str) -> Operation[str]:
