@@ -89,6 +89,7 @@ function referenceFigures(calls: readonly RawCall[], windowDays: number): Map<st
         }
       }
       for (const issue of issues) {
+        if (issue.resolvedAt === undefined) bump(issue.opened, "", "open");
         bump(issue.opened, intent, "issues_opened");
         if (issue.attempts === 1 && issue.resolvedAt !== undefined && !issue.reopened)
           bump(issue.opened, intent, "first_contact");
@@ -199,7 +200,18 @@ describe("contact figures: the job's incremental counts equal the figures from s
           const kept = withoutZeros(
             new Map(rows.map(({ day, intent, ...counts }) => [`${day}|${intent}`, counts as Counts])),
           );
-          expect(Object.fromEntries(kept)).toEqual(Object.fromEntries(referenceFigures(calls, windowDays)));
+          const reference = referenceFigures(calls, windowDays);
+          // The open issues per day they opened, kept by the trigger beside the day counts.
+          const open = await sql<{ day: string; open: number }>`
+            select to_char(day, 'YYYY-MM-DD') as day, open from contact_figures_open
+            where account_id = ${accountId} and open <> 0`.execute(db);
+          const openByDay = Object.fromEntries(open.rows.map((r) => [r.day, r.open]));
+          const expectedOpen = Object.fromEntries(
+            [...reference].flatMap(([key, counts]) => (counts.open ? [[key.slice(0, 10), counts.open]] : [])),
+          );
+          expect(openByDay).toEqual(expectedOpen);
+          for (const counts of reference.values()) delete counts.open;
+          expect(Object.fromEntries(kept)).toEqual(Object.fromEntries(withoutZeros(reference)));
         },
       ),
       { numRuns: 40 },
