@@ -72,7 +72,10 @@ export const analyticsCommand: Command = {
     if (figures === undefined) throw new Error("the server answered without figures");
     return {
       // The REST contract's names, as GET /v1/analytics/contact-figures answers.
-      json: toJson(GetContactFiguresResponseSchema, figures, { useProtoFieldName: true, alwaysEmitImplicit: true }) as object,
+      json: toJson(GetContactFiguresResponseSchema, figures, {
+        useProtoFieldName: true,
+        alwaysEmitImplicit: true,
+      }) as object,
       text: formatFigures(figures),
     };
   },

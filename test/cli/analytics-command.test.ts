@@ -109,3 +109,21 @@ describe("analytics", () => {
     expect(day.stderr).toMatch(/from/);
   });
 });
+
+describe("accounts set-repeat-window", () => {
+  test("sets the window the figures report; outside 1..30 is the command line's fault", async () => {
+    const set = await runCliJson(server.url, ["accounts", "set-repeat-window", accountId, "14", "--json"]);
+    expect(set.repeat_window_days).toBe(14);
+    const printed = await runCliJson(server.url, [
+      "analytics",
+      accountId,
+      "--from",
+      "2026-11-02",
+      "--to",
+      "2026-11-03",
+      "--json",
+    ]);
+    expect(printed.repeat_window_days).toBe(14);
+    expect((await runCli(server.url, ["accounts", "set-repeat-window", accountId, "31"])).code).toBe(2);
+  });
+});
