@@ -12,6 +12,14 @@ export interface CustomerKey {
   readonly mode: string;
 }
 
+/**
+ * Key-share locks the customers, in id order: the order a merge locks its two (src/store/customer-changes.ts),
+ * so the job and a merge never each hold what the other waits for. The rows the job then writes reference them.
+ */
+export async function lockCustomers(db: Db, customerIds: readonly string[]): Promise<void> {
+  await sql`select id from customers where id = any(${[...customerIds]}::uuid[]) order by id for key share`.execute(db);
+}
+
 /** The kept figures of the customers, an empty one for a customer without. */
 export async function loadCustomerFigures(
   db: Db,

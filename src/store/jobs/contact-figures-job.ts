@@ -1,7 +1,12 @@
 import type { Clock } from "../../domain/clock.ts";
 import { applyChange, countCall, type DayCounts, emptyCounts } from "../../domain/contact-figures.ts";
 import { DAY_MS } from "../../domain/limits.ts";
-import { type CustomerKey, loadCustomerFigures, saveCustomerFigures } from "../contact-figures/customer-figures.ts";
+import {
+  type CustomerKey,
+  loadCustomerFigures,
+  lockCustomers,
+  saveCustomerFigures,
+} from "../contact-figures/customer-figures.ts";
 import { addDayCounts, type DayCountsKey } from "../contact-figures/day-counts.ts";
 import { type EndedCallRow, endedCallsAfter, readProgress, writeProgress } from "../contact-figures/ended-calls.ts";
 import type { Db } from "../engine/database.ts";
@@ -56,6 +61,7 @@ async function countCalls(trx: Db, calls: readonly EndedCallRow[]): Promise<void
   for (const call of calls) {
     customers.set(call.customer_id, { customerId: call.customer_id, accountId: call.account_id, mode: call.mode });
   }
+  await lockCustomers(trx, [...customers.keys()]);
   const figures = await loadCustomerFigures(trx, [...customers.keys()]);
   const changes = new Map<string, { key: DayCountsKey; counts: DayCounts }>();
   for (const call of calls) {
