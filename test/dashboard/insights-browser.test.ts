@@ -55,7 +55,7 @@ describe("Insights in a browser", () => {
     const accountId = (await page.locator("dd.mono").first().textContent())?.trim() ?? "";
 
     // Before any call: the page says there is nothing yet, and still renders.
-    await page.getByRole("link", { name: "Insights" }).click();
+    await page.goto(url("/dashboard/insights"));
     expect(await page.locator("main").textContent()).toContain("No intent was saved");
 
     const db = env.server.context.database.db;
@@ -110,5 +110,21 @@ describe("Insights in a browser", () => {
     // Production data is apart: none of the test calls.
     await page.getByRole("link", { name: "Production data" }).click();
     expect(await page.locator("main").textContent()).toContain("No intent was saved");
+
+    // The owner sets the repeat window on the Account page: 31 is refused at the field, 3 is taken.
+    await page.getByRole("link", { name: "Account" }).click();
+    const window = page.getByLabel("Repeat window (days, 1 to 30)");
+    expect(await window.inputValue()).toBe("7");
+    await window.fill("31");
+    const refused = page.waitForResponse((res) => res.url().endsWith("/dashboard/account/repeat-window"));
+    await page.locator("#repeat-window").getByRole("button", { name: "Set window" }).click();
+    expect((await refused).status()).toBe(400);
+    expect(await page.locator("#repeat-window-error").textContent()).toBe("Must be an integer from 1 to 30");
+    await window.fill("3");
+    await page.locator("#repeat-window").getByRole("button", { name: "Set window" }).click();
+    expect(await page.locator("main").textContent()).toContain("within 3 days");
+    await env.browser.screenshot("account-repeat-window");
+    await page.goto(url("/dashboard/insights"));
+    expect(await page.locator(".page-head").textContent()).toContain("within 3 days");
   });
 });
