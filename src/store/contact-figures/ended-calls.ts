@@ -85,3 +85,14 @@ export async function writeProgress(db: Db, progress: FiguresProgress): Promise<
       mode = excluded.mode, call_id = excluded.call_id, caught_up_at = excluded.caught_up_at
   `.execute(db);
 }
+
+/**
+ * Where a first run starts: just before the earliest call kept, so that the calls of the last 30 days are counted
+ * when the figures arrive on a database in use; with no call, at `settled` (nothing to count before it). Read
+ * once in a deployment's life.
+ */
+export async function firstCursor(db: Db, settled: Date): Promise<FiguresCursor> {
+  const { rows } = await sql<{ earliest: Date | null }>`select min(call_start) as earliest from calls`.execute(db);
+  const earliest = rows[0]?.earliest;
+  return { endedAt: earliest ? new Date(Math.min(earliest.getTime() - 1, settled.getTime())) : settled };
+}

@@ -1,6 +1,5 @@
 import type { Clock } from "../../domain/clock.ts";
 import { applyChange, countCall, type DayCounts, emptyCounts } from "../../domain/contact-figures.ts";
-import { DAY_MS } from "../../domain/limits.ts";
 import {
   type CustomerKey,
   loadCustomerFigures,
@@ -8,7 +7,13 @@ import {
   saveCustomerFigures,
 } from "../contact-figures/customer-figures.ts";
 import { addDayCounts, type DayCountsKey } from "../contact-figures/day-counts.ts";
-import { type EndedCallRow, endedCallsAfter, readProgress, writeProgress } from "../contact-figures/ended-calls.ts";
+import {
+  type EndedCallRow,
+  endedCallsAfter,
+  firstCursor,
+  readProgress,
+  writeProgress,
+} from "../contact-figures/ended-calls.ts";
 import type { Db } from "../engine/database.ts";
 import { withSweepLock } from "./retention-repository.ts";
 
@@ -22,8 +27,6 @@ const FIGURES_LOCK_ID = 0x63_63_66_67; // "ccfg"
 export const SETTLE_MS = 10_000;
 /** How far past the cursor one batch looks: a backlog is walked in steps, each reading a bounded range. */
 const STEP_MS = 6 * 60 * 60 * 1000;
-/** Where a first run starts: calls are kept 30 days. */
-const FIRST_LOOK_BACK_MS = 31 * DAY_MS;
 
 export interface CountResult {
   readonly counted: number;
@@ -35,8 +38,8 @@ export interface CountResult {
 export function countEndedCalls(db: Db, now: Date, batchSize: number): Promise<CountResult | undefined> {
   return withSweepLock(db, FIGURES_LOCK_ID, async (trx) => {
     const progress = await readProgress(trx);
-    const cursor = progress?.cursor ?? { endedAt: new Date(now.getTime() - FIRST_LOOK_BACK_MS) };
     const settled = now.getTime() - SETTLE_MS;
+    const cursor = progress?.cursor ?? (await firstCursor(trx, new Date(settled)));
     const upTo = new Date(Math.min(settled, cursor.endedAt.getTime() + STEP_MS));
     if (upTo.getTime() < cursor.endedAt.getTime()) return { counted: 0, caughtUp: true };
     const calls = await endedCallsAfter(trx, cursor, upTo, batchSize);
