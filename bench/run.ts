@@ -8,6 +8,7 @@ import { parseOptions, USAGE, UsageError } from "./options.ts";
 import { readBackWrites, type WriteLedger } from "./phases/acknowledged-writes.ts";
 import { measureDbCeiling, measureHttpCeiling } from "./phases/ceilings.ts";
 import { codeAbPhases } from "./phases/code-ab.ts";
+import { contactFiguresReport } from "./phases/contact-figures-phase.ts";
 import { growPopulation } from "./phases/growth-phase.ts";
 import { floorsAtLoadPoint, openLoopsAtLoadPoints, openTitle, protocolLoads } from "./phases/load-point-phases.ts";
 import { overloadPhases } from "./phases/overload-phases.ts";
@@ -240,6 +241,7 @@ async function main(): Promise<void> {
     const targets = checkTargets(results, analysis, postgres);
     const file = await writeResults(RESULTS_DIR, startedAt, results, { analysis, targets });
     process.stdout.write(formatReport(results, analysis, targets, file));
+    process.stdout.write(await contactFiguresReport({ databaseUrl: process.env.DATABASE_URL, stamp }));
   } finally {
     await service.stop().catch(() => {});
     if (options.keep) progress(`kept ${database.kind} database ${database.name}`);

@@ -59,6 +59,8 @@ const envSchema = z.object({
   STARTUP_DB_WAIT_S: integer(0),
   SWEEP_INTERVAL_MS: integer(60_000, 1000),
   SWEEP_BATCH_SIZE: integer(1000, 1),
+  CONTACT_FIGURES_INTERVAL_MS: integer(15_000, 1000),
+  CONTACT_FIGURES_BATCH_SIZE: integer(1000, 1),
   ADMISSION_CONTROL: z.enum(["on", "off"]).default("on"),
   ADMISSION_EARLY_REFUSAL: z.enum(["on", "off"]).default("on"),
   ADMISSION_INITIAL_LIMIT: integer(20, 1),
@@ -174,6 +176,8 @@ export interface Config {
   readonly startupDbWaitMs: number;
   readonly monthlyQuota: Readonly<Record<Tier, number>>;
   readonly sweep: { readonly intervalMs: number; readonly batchSize: number };
+  /** The contact figures' job (docs/analytics.md). */
+  readonly contactFigures: { readonly intervalMs: number; readonly batchSize: number };
   /** Calls in flight per instance (see docs/operations.md, Overload). */
   readonly admission: {
     readonly enabled: boolean;
@@ -299,6 +303,10 @@ export function envToConfig(env: Env): Config {
     listenSockets: e.LISTEN_SOCKETS,
     startupDbWaitMs: e.STARTUP_DB_WAIT_S * 1000,
     sweep: Object.freeze({ intervalMs: e.SWEEP_INTERVAL_MS, batchSize: e.SWEEP_BATCH_SIZE }),
+    contactFigures: Object.freeze({
+      intervalMs: e.CONTACT_FIGURES_INTERVAL_MS,
+      batchSize: e.CONTACT_FIGURES_BATCH_SIZE,
+    }),
     admission: Object.freeze({
       enabled: e.ADMISSION_CONTROL === "on",
       early: e.ADMISSION_EARLY_REFUSAL === "on",

@@ -29,6 +29,7 @@ import { loadSecretsKey, type SecretsKey } from "./secrets/secrets-key.ts";
 import { createDatabase } from "./store/engine/database.ts";
 import { migrateToLatest } from "./store/engine/migrate.ts";
 import { checkPlanSettings } from "./store/engine/plan-settings-check.ts";
+import { type ContactFiguresJob, startContactFiguresJob } from "./store/jobs/contact-figures-job.ts";
 import { createErasureCompaction } from "./store/jobs/erasure-compaction.ts";
 import { type Sweeper, startSweeper } from "./store/jobs/sweeper.ts";
 import { createUsageMeter } from "./usage/usage-meter.ts";
@@ -190,6 +191,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     const stopReport = reportShedding(admission, log);
     const stopWaiting = new AbortController();
     let sweeper: Sweeper | undefined;
+    let contactFigures: ContactFiguresJob | undefined;
     let delivery: DeliveryWorker | undefined;
     const eventMetrics = metrics && registerEventMetrics(metrics.registry, database.db, () => clock.now());
     const ready = waitForDatabase(
@@ -218,6 +220,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         ...config.sweep,
         monthlyAllowance: config.monthlyQuota,
         onError: (error) => log.error({ err: error }, "retention sweep failed"),
+      });
+      contactFigures = startContactFiguresJob(database.db, clock, {
+        ...config.contactFigures,
+        onError: (error) => log.error({ err: error }, "counting the contact figures failed"),
       });
       if (config.events !== undefined) {
         delivery = startDeliveryWorker(database.db, clock, secretsKey.box, config.events, {
@@ -254,6 +260,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         stopReport();
         pressure?.stop();
         await sweeper?.stop();
+        await contactFigures?.stop();
         await delivery?.stop();
         await context.meter.close();
         // After the app has closed: every request it finished is recorded by then.

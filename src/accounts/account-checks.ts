@@ -40,6 +40,7 @@ export function accountRowToAccount(row: AccountWithCredits): Account {
     tier: parseTier(row.tier),
     quotaRemaining: row.credits,
     contextRetentionDays: row.context_retention_days,
+    repeatWindowDays: row.repeat_window_days,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { Account } from "../../gen/callercontext/v1/admin_pb.ts";
+import { MAX_REPEAT_WINDOW_DAYS, MIN_REPEAT_WINDOW_DAYS } from "../domain/repeat-window.ts";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../domain/retention.ts";
 import { TIERS } from "../domain/tiers.ts";
-import { parseChoice, parseQuota, parseRetention, requireOption } from "./arguments.ts";
+import { parseChoice, parseQuota, parseRepeatWindow, parseRetention, requireOption } from "./arguments.ts";
 import type { Command, CommandResult } from "./command.ts";
 import { formatAccount } from "./output.ts";
 
@@ -16,6 +17,7 @@ const accountResult = (account: Account | undefined): CommandResult => {
       tier: account.tier,
       quota_remaining: account.quotaRemaining,
       context_retention_days: account.contextRetentionDays,
+      repeat_window_days: account.repeatWindowDays,
     },
     text: formatAccount(account),
   };
@@ -77,6 +79,18 @@ export const accountCommands: readonly Command[] = [
       const days = parseRetention(args[1]!, "DAYS");
       return accountResult(
         (await admin().setAccountRetention({ accountId: args[0]!, contextRetentionDays: days })).account,
+      );
+    },
+  },
+  {
+    name: "accounts set-repeat-window",
+    args: ["ACCOUNT_ID", "DAYS"],
+    options: {},
+    summary: `set the days within which a caller's next call is a repeat contact (${MIN_REPEAT_WINDOW_DAYS} to ${MAX_REPEAT_WINDOW_DAYS})`,
+    async run({ args, admin }) {
+      const days = parseRepeatWindow(args[1]!, "DAYS");
+      return accountResult(
+        (await admin().setAccountRepeatWindow({ accountId: args[0]!, repeatWindowDays: days })).account,
       );
     },
   },

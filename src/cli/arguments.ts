@@ -1,5 +1,6 @@
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { MAX_QUOTA } from "../domain/account.ts";
+import { isRepeatWindowDays, MAX_REPEAT_WINDOW_DAYS, MIN_REPEAT_WINDOW_DAYS } from "../domain/repeat-window.ts";
 import { isRetentionDays, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, retentionDaysFromText } from "../domain/retention.ts";
 import type { Command } from "./command.ts";
 
@@ -143,4 +144,15 @@ export function parseChoices<T extends string>(value: string, what: string, choi
     .map((item) => item.trim())
     .filter((item) => item !== "")
     .map((item) => parseChoice(item, what, choices));
+}
+
+/** A repeat window as the server accepts one: a whole number of days from 1 to 30. */
+export function parseRepeatWindow(value: string, what: string): number {
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!isRepeatWindowDays(n)) {
+    throw new UsageError(
+      `${what} must be a whole number of days from ${MIN_REPEAT_WINDOW_DAYS} to ${MAX_REPEAT_WINDOW_DAYS}, got '${value}'`,
+    );
+  }
+  return n;
 }

@@ -5,6 +5,7 @@ import { adminAddressPath, readAdminUrl } from "../admin-address.ts";
 import { ConfigError, type Env, readEnv } from "../config.ts";
 import { accountCommands } from "./account-commands.ts";
 import { type AdminClient, createAdminClient } from "./admin-client.ts";
+import { analyticsCommand } from "./analytics-command.ts";
 import { parseCommandLine, UsageError, wantsJson } from "./arguments.ts";
 import { backupCommands } from "./backup-commands.ts";
 import type { Command } from "./command.ts";
@@ -28,6 +29,7 @@ const COMMANDS: readonly Command[] = [
   ...eventCommands,
   ...backupCommands,
   ...simulateCommands,
+  analyticsCommand,
   migrateCommand,
   serveCommand,
 ];

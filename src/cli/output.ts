@@ -17,6 +17,7 @@ export function formatAccount(account: Account): string {
     ["tier", account.tier],
     ["quota remaining", account.quotaRemaining],
     ["context retention", `${account.contextRetentionDays} days`],
+    ["repeat window", `${account.repeatWindowDays} days`],
   ]);
 }
 

@@ -25,6 +25,7 @@ export type AuditEventName =
   | "customer_forgotten"
   | "forget_me_lifted"
   | "retention_changed"
+  | "repeat_window_changed"
   | "customers_merged"
   | "identifier_unlinked"
   | "integration_created"

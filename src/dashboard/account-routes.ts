@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { getAccount } from "../accounts/get-account.ts";
+import { setAccountRepeatWindow } from "../accounts/set-account-repeat-window.ts";
 import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import type { AppContext } from "../context.ts";
 import { listAccountAudit } from "../dashboard-auth/audit-log.ts";
@@ -33,6 +34,7 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
       notice: "",
       invite: undefined,
       retentionInput: undefined,
+      repeatWindowInput: undefined,
       ...extra,
     });
 
@@ -94,6 +96,30 @@ export function registerAccountRoutes(scope: FastifyInstance, app: AppContext): 
     } catch (error) {
       const { status, errors, message } = formErrors(error);
       return accountPage(reply, user, { errors, message, retentionInput: text }, status);
+    }
+  });
+
+  scope.post("/account/repeat-window", async (request, reply) => {
+    const user = signedIn(request, reply);
+    if (!user) return;
+    if (user.role !== "owner") {
+      return renderMessage(reply, 403, "Only an owner can change this", "Ask an owner of the account.");
+    }
+    const text = field(request.body, "repeat_window_days").trim();
+    try {
+      const account = await setAccountRepeatWindow(accountDepsOf(app), {
+        accountId: user.account_id,
+        // Anything but whole digits is refused by the same rule as the admin API's.
+        repeatWindowDays: text === "" ? undefined : /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN,
+      });
+      await auditAction(app, request, "repeat_window_changed", `${account.repeatWindowDays} days`);
+      flashes.leave(request, reply, {
+        notice: `A call within ${account.repeatWindowDays} days of the caller's previous one is now a repeat contact.`,
+      });
+      return reply.redirect("/dashboard/account", 303);
+    } catch (error) {
+      const { status, errors, message } = formErrors(error);
+      return accountPage(reply, user, { errors, message, repeatWindowInput: text }, status);
     }
   });
 

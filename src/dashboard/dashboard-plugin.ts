@@ -15,6 +15,7 @@ import { registerCustomerRoutes } from "./customer-routes.ts";
 import { registerEventDeliveryRoutes } from "./event-delivery-routes.ts";
 import { registerEventEndpointRoutes } from "./event-endpoint-routes.ts";
 import { formatters } from "./format.ts";
+import { registerInsightsRoutes } from "./insights-routes.ts";
 import { registerIntegrationRoutes } from "./integration-routes.ts";
 import { GRACE_LABELS, registerKeyRoutes } from "./key-routes.ts";
 import { registerMemberRoutes } from "./member-routes.ts";
@@ -102,6 +103,7 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
   registerResetRoutes(scope, app, attempts, mailer);
   registerKeyRoutes(scope, app, mailer);
   registerUsageRoutes(scope, app);
+  registerInsightsRoutes(scope, app);
   registerRequestRoutes(scope, app);
   registerCustomerRoutes(scope, app);
   registerIntegrationRoutes(scope, app);

@@ -12,6 +12,8 @@ export interface Account {
   readonly quotaRemaining: number;
   /** Days a customer is matched and kept after their last call (src/domain/retention.ts). */
   readonly contextRetentionDays: number;
+  /** Days within which a customer's next call is a repeat contact (src/domain/repeat-window.ts). */
+  readonly repeatWindowDays: number;
 }
 
 export interface ApiKeySummary {

@@ -6,8 +6,10 @@ import { getAccount } from "../accounts/get-account.ts";
 import { listKeys } from "../accounts/list-keys.ts";
 import { revokeKey } from "../accounts/revoke-key.ts";
 import { setAccountQuota } from "../accounts/set-account-quota.ts";
+import { setAccountRepeatWindow } from "../accounts/set-account-repeat-window.ts";
 import { setAccountRetention } from "../accounts/set-account-retention.ts";
 import { setAccountTier } from "../accounts/set-account-tier.ts";
+import { getAccountContactFigures } from "../analytics/get-account-contact-figures.ts";
 import { writeBackup } from "../backups/write-backup.ts";
 import type { AppContext } from "../context.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
@@ -16,6 +18,7 @@ import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
 import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
+import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
 import { withDomainErrors } from "./public-error.ts";
 
@@ -36,6 +39,12 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
         accountId: req.accountId,
         contextRetentionDays: req.contextRetentionDays,
       }),
+    })),
+    getAccountContactFigures: withDomainErrors(async (req) => ({
+      figures: contactFiguresToResponse(await getAccountContactFigures(app.database, req, app.clock.now())),
+    })),
+    setAccountRepeatWindow: withDomainErrors(async (req) => ({
+      account: await setAccountRepeatWindow(deps, { accountId: req.accountId, repeatWindowDays: req.repeatWindowDays }),
     })),
     setAccountTier: withDomainErrors(async (req) => ({
       account: await setAccountTier(deps, { accountId: req.accountId, tier: req.tier }),

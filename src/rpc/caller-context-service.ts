@@ -1,6 +1,8 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
+import { contactFiguresCsv } from "../analytics/contact-figures-csv.ts";
+import { getContactFigures } from "../analytics/get-contact-figures.ts";
 import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { identifyCall } from "../calls/identify-call.ts";
@@ -20,6 +22,7 @@ import {
   startResultToResponse,
   usageToResponse,
 } from "./call-mapping.ts";
+import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
 import { withDomainErrors } from "./public-error.ts";
 
 /**
@@ -32,7 +35,7 @@ export const VALIDATED_WITH_DECODE_ISSUES: ReadonlySet<DescMethod> = new Set([
   CallerContextService.method.identifyCall,
 ]);
 
-/** StartCall, EndCall, IdentifyCall and GetUsage, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
+/** StartCall, EndCall, IdentifyCall, GetUsage and the contact figures, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
 export function createCallerContextService(app: AppContext): ServiceImpl<typeof CallerContextService> {
   const deps = callDepsOf(app);
   const usageSources: UsageSources = {
@@ -60,6 +63,16 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       context.responseHeader.set("x-quota-remaining", String(usage.quota.remaining));
       return usageToResponse(usage);
     }),
+    getContactFigures: withDomainErrors(async (request, context) =>
+      contactFiguresToResponse(
+        await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
+      ),
+    ),
+    exportContactFigures: withDomainErrors(async (request, context) => ({
+      csv: contactFiguresCsv(
+        await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
+      ),
+    })),
   };
 }
 

@@ -115,3 +115,19 @@ export async function setAccountRetention(db: Db, id: string, days: number): Pro
     .returningAll()
     .executeTakeFirst();
 }
+
+/** Sets the account's repeat window in days; undefined when no such account. */
+export async function setAccountRepeatWindow(db: Db, id: string, days: number): Promise<AccountRow | undefined> {
+  return db
+    .updateTable("accounts")
+    .set({ repeat_window_days: days })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The account's repeat window in days; undefined when no such account. */
+export async function repeatWindowOf(db: Db, id: string): Promise<number | undefined> {
+  const row = await db.selectFrom("accounts").select("repeat_window_days").where("id", "=", id).executeTakeFirst();
+  return row?.repeat_window_days;
+}

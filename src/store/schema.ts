@@ -15,6 +15,8 @@ export interface AccountTable {
   created_at: Timestamp;
   /** How long a customer is matched and kept after their last call (migration 0018). */
   context_retention_days: ColumnType<number, number | undefined, number>;
+  /** The contact figures' repeat window, 1 to 30 days (migration 0021, docs/analytics.md). */
+  repeat_window_days: ColumnType<number, number | undefined, number>;
 }
 
 /** One of an account's QUOTA_SLOTS shares of its monthly credits (src/domain/quota-slots.ts). */

@@ -47,7 +47,7 @@ const startCall = (key: string, callId: string) =>
   post(server.url, "/v1/calls/start", key, { call_id: callId, identity_hints: { ani: "+14155550123" } });
 
 describe("accounts", () => {
-  test("create --json prints exactly the six account fields, with tier free by default", async () => {
+  test("create --json prints exactly the seven account fields, with tier free by default", async () => {
     const account = await cliJson(["accounts", "create", "--name", "Acme Dental"]);
     expect(Object.keys(account).sort()).toEqual([
       "account_id",
@@ -55,6 +55,7 @@ describe("accounts", () => {
       "context_retention_days",
       "name",
       "quota_remaining",
+      "repeat_window_days",
       "tier",
     ]);
     expect(account).toEqual({
@@ -64,6 +65,7 @@ describe("accounts", () => {
       tier: "free",
       quota_remaining: server.config.monthlyQuota.free,
       context_retention_days: 90,
+      repeat_window_days: 7,
     });
   });
 

@@ -90,6 +90,15 @@ describe("a client generated from the OpenAPI document", () => {
     expect(usage.data?.quota?.remaining).toBeTypeOf("number");
   });
 
+  test("contact figures: a period's figures and their CSV, the days in the query", async () => {
+    const query = { from: "2026-11-01", to: "2026-11-07" };
+    const figures = await client.GET("/v1/analytics/contact-figures", { params: { query } });
+    expect(figures.response.status).toBe(200);
+    expect(figures.data?.by_day).toHaveLength(7);
+    const csv = await client.GET("/v1/analytics/contact-figures/csv", { params: { query } });
+    expect(csv.data?.csv).toMatch(/^row,name,calls,/);
+  });
+
   test("customers: find by number in the query, read, merge, unlink by query, erase", async () => {
     const number = ani();
     const a = await startedCall(number);

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { DescMethodUnary } from "@bufbuild/protobuf";
+import { sql } from "kysely";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
+import { countEndedCalls, SETTLE_MS } from "../../src/store/jobs/contact-figures-job.ts";
 import { type CallClient, createCallClient } from "../helpers/call-client.ts";
 import { columnsHolding } from "../helpers/columns-holding.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
@@ -100,7 +102,22 @@ test("an erased customer's data is in no column of any table", async () => {
     ]),
   );
 
+  // The contact figures count the ended call first: their state holds the customer until the erasure, their
+  // counts keep the intents' names (the account's topics, docs/analytics.md) and nothing else of the customer.
+  const db = server.context.database.db;
+  while (!(await countEndedCalls(db, new Date(Date.now() + SETTLE_MS), 1000))?.caughtUp);
+  const state = await sql<{ n: number }>`
+    select (select count(*) from contact_figures_callers where customer_id = ${ref})::int
+      + (select count(*) from contact_figures_issues where customer_id = ${ref})::int as n`.execute(db);
+  expect(state.rows[0]?.n).toBe(3);
+
   const erase = CustomerService.method.eraseCustomer as unknown as DescMethodUnary;
   expect((await rpc.call("rest", erase, apiKey, { customer_ref: ref })).status).toBe(200);
-  expect(await columnsHolding(server.context.database.db, [...needles, ...refs])).toEqual([]);
+  expect(await columnsHolding(db, [...needles, ...refs])).toEqual(["contact_figures_days.intent"]);
+  const intentNames = [`intent-${marker}`, `done-${marker}`];
+  const counted = await sql<{ intent: string }>`
+    select distinct intent from contact_figures_days where position(${marker} in intent) > 0 order by intent`.execute(
+    db,
+  );
+  expect(counted.rows.map((r) => r.intent)).toEqual([...intentNames].sort());
 });

@@ -36,4 +36,6 @@ export const SAMPLE_SETUPS: Record<string, Setup> = {
     return [ref!];
   },
   check: nothing,
+  getContactFigures: nothing,
+  exportContactFigures: nothing,
 };

@@ -107,7 +107,11 @@ describe.each(Object.keys(erasures) as (keyof typeof erasures)[])("%s", (how) =>
       const kept = await listEventDeliveries(fixture.server.url, endpointId);
       expect(kept.map((d) => d.event_type)).toEqual(["customer.erased"]);
     }
-    expect(await columnsHolding(db, needles)).toEqual([]);
+    // The contact figures' counts may hold the intents' names (the account's topics, docs/analytics.md), once
+    // their job has counted the calls; nothing else.
+    expect((await columnsHolding(db, needles)).filter((column) => column !== "contact_figures_days.intent")).toEqual(
+      [],
+    );
     const { rows } = await sql<{ event_type: string; payload: string }>`
       select event_type, payload from event_deliveries
       where ordering_key = ${customer.ref} or position(${customer.ref} in payload) > 0

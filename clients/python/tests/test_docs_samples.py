@@ -72,6 +72,8 @@ SETUPS: dict[str, Callable[[Setup], list[str]]] = {
     "forgetCustomer": Setup.started_call,
     "liftForgetMe": Setup.forgotten,
     "check": lambda _: [],
+    "getContactFigures": lambda _: [],
+    "exportContactFigures": lambda _: [],
 }
 
 

@@ -6,6 +6,8 @@ import {
   CallerContextService,
   type EndCallRequestSchema,
   type EndCallResponse,
+  type ExportContactFiguresResponse,
+  type GetContactFiguresResponse,
   type GetUsageResponse,
   type IdentifyCallRequestSchema,
   type IdentifyCallResponse,
@@ -33,6 +35,12 @@ export type StartCallInput = MessageInitShape<typeof StartCallRequestSchema>;
 export type EndCallInput = MessageInitShape<typeof EndCallRequestSchema>;
 export type IdentifyCallInput = MessageInitShape<typeof IdentifyCallRequestSchema>;
 
+/** UTC days, both included, at most 366 of them. */
+export interface ContactPeriodInput {
+  readonly from: string;
+  readonly to: string;
+}
+
 export interface EndCallOptions extends CallOptions {
   /** Makes the end safe to repeat; one is generated per `end` when not given and reused by its retries. */
   readonly idempotencyKey?: string;
@@ -47,6 +55,10 @@ export interface CallerContextClient {
   identify(request: IdentifyCallInput, options?: CallOptions): Promise<IdentifyCallResponse>;
   /** The quota and rate limit left to the key's account; not billed. */
   usage(options?: CallOptions): Promise<GetUsageResponse>;
+  /** First-contact resolution and repeat contacts of UTC days `from`..`to` ("2026-11-01"), with the period before; not billed. */
+  contactFigures(period: ContactPeriodInput, options?: CallOptions): Promise<GetContactFiguresResponse>;
+  /** The same figures as CSV text; not billed. */
+  contactFiguresCsv(period: ContactPeriodInput, options?: CallOptions): Promise<ExportContactFiguresResponse>;
   /** Look up, list, erase, merge and unlink customer records. */
   readonly customers: CustomerRecords;
   /** Closes the client's connections. */
@@ -75,6 +87,10 @@ export function createCallerContextClient(options: CallerContextClientOptions): 
     },
     identify: (request, callOptions) => runner.run("once", callOptions, (o) => calls.identifyCall(request, o)),
     usage: (callOptions) => runner.run("repeatable", callOptions, (o) => calls.getUsage({}, o)),
+    contactFigures: (period, callOptions) =>
+      runner.run("repeatable", callOptions, (o) => calls.getContactFigures({ from: period.from, to: period.to }, o)),
+    contactFiguresCsv: (period, callOptions) =>
+      runner.run("repeatable", callOptions, (o) => calls.exportContactFigures({ from: period.from, to: period.to }, o)),
     customers: createCustomerRecords(transport, runner),
     close,
   };

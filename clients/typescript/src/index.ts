@@ -2,6 +2,7 @@ export type { CallOptions } from "./call-runner.ts";
 export {
   type CallerContextClient,
   type CallerContextClientOptions,
+  type ContactPeriodInput,
   createCallerContextClient,
   type EndCallInput,
   type EndCallOptions,

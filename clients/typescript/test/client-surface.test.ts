@@ -30,6 +30,8 @@ test("every RPC of CallerContextService and CustomerService has a method in the 
     end: () => client.end({ callId: `c-${randomUUID()}`, customerRef: ref }),
     identify: () => client.identify({ callId: `c-${randomUUID()}`, identityHints: ani }),
     usage: () => client.usage(),
+    contactFigures: () => client.contactFigures({ from: "2026-11-01", to: "2026-11-30" }),
+    contactFiguresCsv: () => client.contactFiguresCsv({ from: "2026-11-01", to: "2026-11-30" }),
     "customers.get": () => client.customers.get(ref),
     "customers.list": () => client.customers.list(ani),
     "customers.erase": () => client.customers.erase(ref),

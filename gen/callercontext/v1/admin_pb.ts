@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GetContactFiguresResponse } from "./caller_context_pb.ts";
+import { file_callercontext_v1_caller_context } from "./caller_context_pb.ts";
 import type { CreateEventEndpointRequestSchema, CreateEventEndpointResponseSchema, DeleteEventEndpointRequestSchema, DeleteEventEndpointResponseSchema, ListEventDeliveriesRequestSchema, ListEventDeliveriesResponseSchema, ListEventEndpointsRequestSchema, ListEventEndpointsResponseSchema, RedeliverEventRequestSchema, RedeliverEventResponseSchema, RollEventEndpointSecretRequestSchema, RollEventEndpointSecretResponseSchema, SendTestEventRequestSchema, SendTestEventResponseSchema, SetEventEndpointEnabledRequestSchema, SetEventEndpointEnabledResponseSchema } from "./event_endpoints_pb.ts";
 import { file_callercontext_v1_event_endpoints } from "./event_endpoints_pb.ts";
 import { file_callercontext_v1_options } from "./options_pb.ts";
@@ -13,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/admin.proto.
  */
 export const file_callercontext_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIo4BCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSGgoSYmlsbGluZ19hY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEdGllchgEIAEoCRIXCg9xdW90YV9yZW1haW5pbmcYBSABKA0SHgoWY29udGV4dF9yZXRlbnRpb25fZGF5cxgGIAEoDSJeChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARISCgVxdW90YRgDIAEoDUgBiAEBQgcKBV90aWVyQggKBl9xdW90YSJDChVDcmVhdGVBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCInChFHZXRBY2NvdW50UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIkAKEkdldEFjY291bnRSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50Il4KFlNldEFjY291bnRRdW90YVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIcCg9xdW90YV9yZW1haW5pbmcYAiABKA1IAIgBAUISChBfcXVvdGFfcmVtYWluaW5nIkUKF1NldEFjY291bnRRdW90YVJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQicAoaU2V0QWNjb3VudFJldGVudGlvblJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCRIjChZjb250ZXh0X3JldGVudGlvbl9kYXlzGAIgASgNSACIAQFCGQoXX2NvbnRleHRfcmV0ZW50aW9uX2RheXMiSQobU2V0QWNjb3VudFJldGVudGlvblJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiOQoVU2V0QWNjb3VudFRpZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEdGllchgCIAEoCSJEChZTZXRBY2NvdW50VGllclJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiWwoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGcHJlZml4GAQgASgJEg8KB3Jldm9rZWQYBSABKAgiQgoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKBGtpbmQYAiABKAlIAIgBAUIHCgVfa2luZCJWChFDcmVhdGVLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoQTGlzdEtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhguY2FsbGVyY29udGV4dC52MS5BcGlLZXkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNAoRUmV2b2tlS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEg8KB3Jldm9rZWQYAiABKAgi6AEKC0ludGVncmF0aW9uEhYKDmludGVncmF0aW9uX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEAoIcGxhdGZvcm0YAyABKAkSDAoEbmFtZRgEIAEoCRIMCgRraW5kGAUgASgJEhQKDHdlYmhvb2tfcGF0aBgGIAEoCRIUCgxhc3Npc3RhbnRfaWQYByABKAkSGgoSaGFzX3NpZ25pbmdfc2VjcmV0GAggASgIEjcKC2VuZF9vZl9jYWxsGAkgASgLMiIuY2FsbGVyY29udGV4dC52MS5FbmRPZkNhbGxNYXBwaW5nIm4KEEVuZE9mQ2FsbE1hcHBpbmcSFAoMaW50ZW50X2ZpZWxkGAEgASgJEhQKDHN0YXR1c19maWVsZBgCIAEoCRIXCg92YXJpYWJsZV9maWVsZHMYAyADKAkSFQoNc3RvcmVfc3VtbWFyeRgEIAEoCCL/AQoYQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRraW5kGAQgASgJSACIAQESGwoOc2lnbmluZ19zZWNyZXQYBSABKAlIAYgBARIZCgxhc3Npc3RhbnRfaWQYBiABKAlIAogBARI3CgtlbmRfb2ZfY2FsbBgHIAEoCzIiLmNhbGxlcmNvbnRleHQudjEuRW5kT2ZDYWxsTWFwcGluZ0IHCgVfa2luZEIRCg9fc2lnbmluZ19zZWNyZXRCDwoNX2Fzc2lzdGFudF9pZCJnChlDcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjIKC2ludGVncmF0aW9uGAEgASgLMh0uY2FsbGVyY29udGV4dC52MS5JbnRlZ3JhdGlvbhIWCg53ZWJob29rX3NlY3JldBgCIAEoCSItChdMaXN0SW50ZWdyYXRpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIk8KGExpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRIzCgxpbnRlZ3JhdGlvbnMYASADKAsyHS5jYWxsZXJjb250ZXh0LnYxLkludGVncmF0aW9uIjIKGERlbGV0ZUludGVncmF0aW9uUmVxdWVzdBIWCg5pbnRlZ3JhdGlvbl9pZBgBIAEoCSJEChlEZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlEhYKDmludGVncmF0aW9uX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiGwoZQ3JlYXRlU2lnbnVwSW52aXRlUmVxdWVzdCI+ChpDcmVhdGVTaWdudXBJbnZpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEhIKCmV4cGlyZXNfYXQYAiABKAkiFwoVQmFja3VwRGF0YWJhc2VSZXF1ZXN0IkcKFkJhY2t1cERhdGFiYXNlUmVzcG9uc2USDAoEcGF0aBgBIAEoCRINCgVieXRlcxgCIAEoARIQCgh0YWtlbl9hdBgDIAEoCTLzGgoMQWRtaW5TZXJ2aWNlEoQBCg1DcmVhdGVBY2NvdW50EiYuY2FsbGVyY29udGV4dC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvYWRtaW4vdjEvYWNjb3VudHOQtRgCEocBCgpHZXRBY2NvdW50EiMuY2FsbGVyY29udGV4dC52MS5HZXRBY2NvdW50UmVxdWVzdBokLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlc3BvbnNlIi6KtRgmCgNHRVQSHy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH2QtRgCEp0BCg9TZXRBY2NvdW50UXVvdGESKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlcXVlc3QaKS5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlc3BvbnNlIjWKtRgtCgRQT1NUEiUvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L3F1b3RhkLUYAhKZAQoOU2V0QWNjb3VudFRpZXISJy5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBooLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS90aWVykLUYAhKtAQoTU2V0QWNjb3VudFJldGVudGlvbhIsLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFJldGVudGlvblJlcXVlc3QaLS5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRSZXRlbnRpb25SZXNwb25zZSI5irUYMQoEUE9TVBIpL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9yZXRlbnRpb26QtRgCEooBCglDcmVhdGVLZXkSIi5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUtleVJlcXVlc3QaIy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUtleVJlc3BvbnNlIjSKtRgsCgRQT1NUEiQvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2tleXOQtRgCEoYBCghMaXN0S2V5cxIhLmNhbGxlcmNvbnRleHQudjEuTGlzdEtleXNSZXF1ZXN0GiIuY2FsbGVyY29udGV4dC52MS5MaXN0S2V5c1Jlc3BvbnNlIjOKtRgrCgNHRVQSJC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0va2V5c5C1GAIShAEKCVJldm9rZUtleRIiLmNhbGxlcmNvbnRleHQudjEuUmV2b2tlS2V5UmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuUmV2b2tlS2V5UmVzcG9uc2UiLoq1GCYKBFBPU1QSHi9hZG1pbi92MS9rZXlzL3trZXlfaWR9L3Jldm9rZZC1GAISqgEKEUNyZWF0ZUludGVncmF0aW9uEiouY2FsbGVyY29udGV4dC52MS5DcmVhdGVJbnRlZ3JhdGlvblJlcXVlc3QaKy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUludGVncmF0aW9uUmVzcG9uc2UiPIq1GDQKBFBPU1QSLC9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vaW50ZWdyYXRpb25zkLUYAhKmAQoQTGlzdEludGVncmF0aW9ucxIpLmNhbGxlcmNvbnRleHQudjEuTGlzdEludGVncmF0aW9uc1JlcXVlc3QaKi5jYWxsZXJjb250ZXh0LnYxLkxpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZSI7irUYMwoDR0VUEiwvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2ludGVncmF0aW9uc5C1GAISrAEKEURlbGV0ZUludGVncmF0aW9uEiouY2FsbGVyY29udGV4dC52MS5EZWxldGVJbnRlZ3JhdGlvblJlcXVlc3QaKy5jYWxsZXJjb250ZXh0LnYxLkRlbGV0ZUludGVncmF0aW9uUmVzcG9uc2UiPoq1GDYKBFBPU1QSLi9hZG1pbi92MS9pbnRlZ3JhdGlvbnMve2ludGVncmF0aW9uX2lkfS9kZWxldGWQtRgCEpIBChJDcmVhdGVTaWdudXBJbnZpdGUSKy5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZVNpZ251cEludml0ZVJlcXVlc3QaLC5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZVNpZ251cEludml0ZVJlc3BvbnNlIiGKtRgZCgRQT1NUEhEvYWRtaW4vdjEvaW52aXRlc5C1GAIShgEKDkJhY2t1cERhdGFiYXNlEicuY2FsbGVyY29udGV4dC52MS5CYWNrdXBEYXRhYmFzZVJlcXVlc3QaKC5jYWxsZXJjb250ZXh0LnYxLkJhY2t1cERhdGFiYXNlUmVzcG9uc2UiIYq1GBkKBFBPU1QSES9hZG1pbi92MS9iYWNrdXBzkLUYAhKzAQoTQ3JlYXRlRXZlbnRFbmRwb2ludBIsLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlRXZlbnRFbmRwb2ludFJlcXVlc3QaLS5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUV2ZW50RW5kcG9pbnRSZXNwb25zZSI/irUYNwoEUE9TVBIvL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9ldmVudC1lbmRwb2ludHOQtRgCEq8BChJMaXN0RXZlbnRFbmRwb2ludHMSKy5jYWxsZXJjb250ZXh0LnYxLkxpc3RFdmVudEVuZHBvaW50c1JlcXVlc3QaLC5jYWxsZXJjb250ZXh0LnYxLkxpc3RFdmVudEVuZHBvaW50c1Jlc3BvbnNlIj6KtRg2CgNHRVQSLy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vZXZlbnQtZW5kcG9pbnRzkLUYAhK/AQoXU2V0RXZlbnRFbmRwb2ludEVuYWJsZWQSMC5jYWxsZXJjb250ZXh0LnYxLlNldEV2ZW50RW5kcG9pbnRFbmFibGVkUmVxdWVzdBoxLmNhbGxlcmNvbnRleHQudjEuU2V0RXZlbnRFbmRwb2ludEVuYWJsZWRSZXNwb25zZSI/irUYNwoEUE9TVBIvL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L2VuYWJsZWSQtRgCEsMBChdSb2xsRXZlbnRFbmRwb2ludFNlY3JldBIwLmNhbGxlcmNvbnRleHQudjEuUm9sbEV2ZW50RW5kcG9pbnRTZWNyZXRSZXF1ZXN0GjEuY2FsbGVyY29udGV4dC52MS5Sb2xsRXZlbnRFbmRwb2ludFNlY3JldFJlc3BvbnNlIkOKtRg7CgRQT1NUEjMvYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vcm9sbC1zZWNyZXSQtRgCErIBChNEZWxldGVFdmVudEVuZHBvaW50EiwuY2FsbGVyY29udGV4dC52MS5EZWxldGVFdmVudEVuZHBvaW50UmVxdWVzdBotLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlRXZlbnRFbmRwb2ludFJlc3BvbnNlIj6KtRg2CgRQT1NUEi4vYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vZGVsZXRlkLUYAhKeAQoNU2VuZFRlc3RFdmVudBImLmNhbGxlcmNvbnRleHQudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaJy5jYWxsZXJjb250ZXh0LnYxLlNlbmRUZXN0RXZlbnRSZXNwb25zZSI8irUYNAoEUE9TVBIsL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L3Rlc3SQtRgCErUBChNMaXN0RXZlbnREZWxpdmVyaWVzEiwuY2FsbGVyY29udGV4dC52MS5MaXN0RXZlbnREZWxpdmVyaWVzUmVxdWVzdBotLmNhbGxlcmNvbnRleHQudjEuTGlzdEV2ZW50RGVsaXZlcmllc1Jlc3BvbnNlIkGKtRg5CgNHRVQSMi9hZG1pbi92MS9ldmVudC1lbmRwb2ludHMve2VuZHBvaW50X2lkfS9kZWxpdmVyaWVzkLUYAhKnAQoOUmVkZWxpdmVyRXZlbnQSJy5jYWxsZXJjb250ZXh0LnYxLlJlZGVsaXZlckV2ZW50UmVxdWVzdBooLmNhbGxlcmNvbnRleHQudjEuUmVkZWxpdmVyRXZlbnRSZXNwb25zZSJCirUYOgoEUE9TVBIyL2FkbWluL3YxL2V2ZW50LWRlbGl2ZXJpZXMve2RlbGl2ZXJ5X2lkfS9yZWRlbGl2ZXKQtRgCYgZwcm90bzM", [file_callercontext_v1_event_endpoints, file_callercontext_v1_options]);
+  fileDesc("ChxjYWxsZXJjb250ZXh0L3YxL2FkbWluLnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIqoBCgdBY2NvdW50EhIKCmFjY291bnRfaWQYASABKAkSGgoSYmlsbGluZ19hY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDAoEdGllchgEIAEoCRIXCg9xdW90YV9yZW1haW5pbmcYBSABKA0SHgoWY29udGV4dF9yZXRlbnRpb25fZGF5cxgGIAEoDRIaChJyZXBlYXRfd2luZG93X2RheXMYByABKA0iXgoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCgR0aWVyGAIgASgJSACIAQESEgoFcXVvdGEYAyABKA1IAYgBAUIHCgVfdGllckIICgZfcXVvdGEiQwoVQ3JlYXRlQWNjb3VudFJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiJwoRR2V0QWNjb3VudFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoCSJAChJHZXRBY2NvdW50UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCJeChZTZXRBY2NvdW50UXVvdGFSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHAoPcXVvdGFfcmVtYWluaW5nGAIgASgNSACIAQFCEgoQX3F1b3RhX3JlbWFpbmluZyJFChdTZXRBY2NvdW50UXVvdGFSZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50InAKGlNldEFjY291bnRSZXRlbnRpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSIwoWY29udGV4dF9yZXRlbnRpb25fZGF5cxgCIAEoDUgAiAEBQhkKF19jb250ZXh0X3JldGVudGlvbl9kYXlzIkkKG1NldEFjY291bnRSZXRlbnRpb25SZXNwb25zZRIqCgdhY2NvdW50GAEgASgLMhkuY2FsbGVyY29udGV4dC52MS5BY2NvdW50ImsKHVNldEFjY291bnRSZXBlYXRXaW5kb3dSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSHwoScmVwZWF0X3dpbmRvd19kYXlzGAIgASgNSACIAQFCFQoTX3JlcGVhdF93aW5kb3dfZGF5cyJMCh5TZXRBY2NvdW50UmVwZWF0V2luZG93UmVzcG9uc2USKgoHYWNjb3VudBgBIAEoCzIZLmNhbGxlcmNvbnRleHQudjEuQWNjb3VudCJdCh9HZXRBY2NvdW50Q29udGFjdEZpZ3VyZXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEbW9kZRgCIAEoCRIMCgRmcm9tGAMgASgJEgoKAnRvGAQgASgJImAKIEdldEFjY291bnRDb250YWN0RmlndXJlc1Jlc3BvbnNlEjwKB2ZpZ3VyZXMYASABKAsyKy5jYWxsZXJjb250ZXh0LnYxLkdldENvbnRhY3RGaWd1cmVzUmVzcG9uc2UiOQoVU2V0QWNjb3VudFRpZXJSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSDAoEdGllchgCIAEoCSJEChZTZXRBY2NvdW50VGllclJlc3BvbnNlEioKB2FjY291bnQYASABKAsyGS5jYWxsZXJjb250ZXh0LnYxLkFjY291bnQiWwoGQXBpS2V5Eg4KBmtleV9pZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGcHJlZml4GAQgASgJEg8KB3Jldm9rZWQYBSABKAgiQgoQQ3JlYXRlS2V5UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEhEKBGtpbmQYAiABKAlIAIgBAUIHCgVfa2luZCJWChFDcmVhdGVLZXlSZXNwb25zZRIOCgZrZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCRIMCgRraW5kGAMgASgJEhIKCmFjY291bnRfaWQYBCABKAkiJQoPTGlzdEtleXNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkiOgoQTGlzdEtleXNSZXNwb25zZRImCgRrZXlzGAEgAygLMhguY2FsbGVyY29udGV4dC52MS5BcGlLZXkiIgoQUmV2b2tlS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiNAoRUmV2b2tlS2V5UmVzcG9uc2USDgoGa2V5X2lkGAEgASgJEg8KB3Jldm9rZWQYAiABKAgi6AEKC0ludGVncmF0aW9uEhYKDmludGVncmF0aW9uX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkSEAoIcGxhdGZvcm0YAyABKAkSDAoEbmFtZRgEIAEoCRIMCgRraW5kGAUgASgJEhQKDHdlYmhvb2tfcGF0aBgGIAEoCRIUCgxhc3Npc3RhbnRfaWQYByABKAkSGgoSaGFzX3NpZ25pbmdfc2VjcmV0GAggASgIEjcKC2VuZF9vZl9jYWxsGAkgASgLMiIuY2FsbGVyY29udGV4dC52MS5FbmRPZkNhbGxNYXBwaW5nIm4KEEVuZE9mQ2FsbE1hcHBpbmcSFAoMaW50ZW50X2ZpZWxkGAEgASgJEhQKDHN0YXR1c19maWVsZBgCIAEoCRIXCg92YXJpYWJsZV9maWVsZHMYAyADKAkSFQoNc3RvcmVfc3VtbWFyeRgEIAEoCCL/AQoYQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAkSEAoIcGxhdGZvcm0YAiABKAkSDAoEbmFtZRgDIAEoCRIRCgRraW5kGAQgASgJSACIAQESGwoOc2lnbmluZ19zZWNyZXQYBSABKAlIAYgBARIZCgxhc3Npc3RhbnRfaWQYBiABKAlIAogBARI3CgtlbmRfb2ZfY2FsbBgHIAEoCzIiLmNhbGxlcmNvbnRleHQudjEuRW5kT2ZDYWxsTWFwcGluZ0IHCgVfa2luZEIRCg9fc2lnbmluZ19zZWNyZXRCDwoNX2Fzc2lzdGFudF9pZCJnChlDcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjIKC2ludGVncmF0aW9uGAEgASgLMh0uY2FsbGVyY29udGV4dC52MS5JbnRlZ3JhdGlvbhIWCg53ZWJob29rX3NlY3JldBgCIAEoCSItChdMaXN0SW50ZWdyYXRpb25zUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJIk8KGExpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRIzCgxpbnRlZ3JhdGlvbnMYASADKAsyHS5jYWxsZXJjb250ZXh0LnYxLkludGVncmF0aW9uIjIKGERlbGV0ZUludGVncmF0aW9uUmVxdWVzdBIWCg5pbnRlZ3JhdGlvbl9pZBgBIAEoCSJEChlEZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlEhYKDmludGVncmF0aW9uX2lkGAEgASgJEg8KB2RlbGV0ZWQYAiABKAgiGwoZQ3JlYXRlU2lnbnVwSW52aXRlUmVxdWVzdCI+ChpDcmVhdGVTaWdudXBJbnZpdGVSZXNwb25zZRIMCgRwYXRoGAEgASgJEhIKCmV4cGlyZXNfYXQYAiABKAkiFwoVQmFja3VwRGF0YWJhc2VSZXF1ZXN0IkcKFkJhY2t1cERhdGFiYXNlUmVzcG9uc2USDAoEcGF0aBgBIAEoCRINCgVieXRlcxgCIAEoARIQCgh0YWtlbl9hdBgDIAEoCTL0HQoMQWRtaW5TZXJ2aWNlEoQBCg1DcmVhdGVBY2NvdW50EiYuY2FsbGVyY29udGV4dC52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBonLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlQWNjb3VudFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvYWRtaW4vdjEvYWNjb3VudHOQtRgCEocBCgpHZXRBY2NvdW50EiMuY2FsbGVyY29udGV4dC52MS5HZXRBY2NvdW50UmVxdWVzdBokLmNhbGxlcmNvbnRleHQudjEuR2V0QWNjb3VudFJlc3BvbnNlIi6KtRgmCgNHRVQSHy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH2QtRgCEp0BCg9TZXRBY2NvdW50UXVvdGESKC5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlcXVlc3QaKS5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRRdW90YVJlc3BvbnNlIjWKtRgtCgRQT1NUEiUvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L3F1b3RhkLUYAhKZAQoOU2V0QWNjb3VudFRpZXISJy5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRUaWVyUmVxdWVzdBooLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFRpZXJSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS90aWVykLUYAhKtAQoTU2V0QWNjb3VudFJldGVudGlvbhIsLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFJldGVudGlvblJlcXVlc3QaLS5jYWxsZXJjb250ZXh0LnYxLlNldEFjY291bnRSZXRlbnRpb25SZXNwb25zZSI5irUYMQoEUE9TVBIpL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9yZXRlbnRpb26QtRgCEroBChZTZXRBY2NvdW50UmVwZWF0V2luZG93Ei8uY2FsbGVyY29udGV4dC52MS5TZXRBY2NvdW50UmVwZWF0V2luZG93UmVxdWVzdBowLmNhbGxlcmNvbnRleHQudjEuU2V0QWNjb3VudFJlcGVhdFdpbmRvd1Jlc3BvbnNlIj2KtRg1CgRQT1NUEi0vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L3JlcGVhdC13aW5kb3eQtRgCEsEBChhHZXRBY2NvdW50Q29udGFjdEZpZ3VyZXMSMS5jYWxsZXJjb250ZXh0LnYxLkdldEFjY291bnRDb250YWN0RmlndXJlc1JlcXVlc3QaMi5jYWxsZXJjb250ZXh0LnYxLkdldEFjY291bnRDb250YWN0RmlndXJlc1Jlc3BvbnNlIj6KtRg2CgNHRVQSLy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vY29udGFjdC1maWd1cmVzkLUYAhKKAQoJQ3JlYXRlS2V5EiIuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5DcmVhdGVLZXlSZXNwb25zZSI0irUYLAoEUE9TVBIkL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9rZXlzkLUYAhKGAQoITGlzdEtleXMSIS5jYWxsZXJjb250ZXh0LnYxLkxpc3RLZXlzUmVxdWVzdBoiLmNhbGxlcmNvbnRleHQudjEuTGlzdEtleXNSZXNwb25zZSIzirUYKwoDR0VUEiQvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2tleXOQtRgCEoQBCglSZXZva2VLZXkSIi5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlcXVlc3QaIy5jYWxsZXJjb250ZXh0LnYxLlJldm9rZUtleVJlc3BvbnNlIi6KtRgmCgRQT1NUEh4vYWRtaW4vdjEva2V5cy97a2V5X2lkfS9yZXZva2WQtRgCEqoBChFDcmVhdGVJbnRlZ3JhdGlvbhIqLmNhbGxlcmNvbnRleHQudjEuQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0GisuY2FsbGVyY29udGV4dC52MS5DcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlIjyKtRg0CgRQT1NUEiwvYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2ludGVncmF0aW9uc5C1GAISpgEKEExpc3RJbnRlZ3JhdGlvbnMSKS5jYWxsZXJjb250ZXh0LnYxLkxpc3RJbnRlZ3JhdGlvbnNSZXF1ZXN0GiouY2FsbGVyY29udGV4dC52MS5MaXN0SW50ZWdyYXRpb25zUmVzcG9uc2UiO4q1GDMKA0dFVBIsL2FkbWluL3YxL2FjY291bnRzL3thY2NvdW50X2lkfS9pbnRlZ3JhdGlvbnOQtRgCEqwBChFEZWxldGVJbnRlZ3JhdGlvbhIqLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlSW50ZWdyYXRpb25SZXF1ZXN0GisuY2FsbGVyY29udGV4dC52MS5EZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlIj6KtRg2CgRQT1NUEi4vYWRtaW4vdjEvaW50ZWdyYXRpb25zL3tpbnRlZ3JhdGlvbl9pZH0vZGVsZXRlkLUYAhKSAQoSQ3JlYXRlU2lnbnVwSW52aXRlEisuY2FsbGVyY29udGV4dC52MS5DcmVhdGVTaWdudXBJbnZpdGVSZXF1ZXN0GiwuY2FsbGVyY29udGV4dC52MS5DcmVhdGVTaWdudXBJbnZpdGVSZXNwb25zZSIhirUYGQoEUE9TVBIRL2FkbWluL3YxL2ludml0ZXOQtRgCEoYBCg5CYWNrdXBEYXRhYmFzZRInLmNhbGxlcmNvbnRleHQudjEuQmFja3VwRGF0YWJhc2VSZXF1ZXN0GiguY2FsbGVyY29udGV4dC52MS5CYWNrdXBEYXRhYmFzZVJlc3BvbnNlIiGKtRgZCgRQT1NUEhEvYWRtaW4vdjEvYmFja3Vwc5C1GAISswEKE0NyZWF0ZUV2ZW50RW5kcG9pbnQSLC5jYWxsZXJjb250ZXh0LnYxLkNyZWF0ZUV2ZW50RW5kcG9pbnRSZXF1ZXN0Gi0uY2FsbGVyY29udGV4dC52MS5DcmVhdGVFdmVudEVuZHBvaW50UmVzcG9uc2UiP4q1GDcKBFBPU1QSLy9hZG1pbi92MS9hY2NvdW50cy97YWNjb3VudF9pZH0vZXZlbnQtZW5kcG9pbnRzkLUYAhKvAQoSTGlzdEV2ZW50RW5kcG9pbnRzEisuY2FsbGVyY29udGV4dC52MS5MaXN0RXZlbnRFbmRwb2ludHNSZXF1ZXN0GiwuY2FsbGVyY29udGV4dC52MS5MaXN0RXZlbnRFbmRwb2ludHNSZXNwb25zZSI+irUYNgoDR0VUEi8vYWRtaW4vdjEvYWNjb3VudHMve2FjY291bnRfaWR9L2V2ZW50LWVuZHBvaW50c5C1GAISvwEKF1NldEV2ZW50RW5kcG9pbnRFbmFibGVkEjAuY2FsbGVyY29udGV4dC52MS5TZXRFdmVudEVuZHBvaW50RW5hYmxlZFJlcXVlc3QaMS5jYWxsZXJjb250ZXh0LnYxLlNldEV2ZW50RW5kcG9pbnRFbmFibGVkUmVzcG9uc2UiP4q1GDcKBFBPU1QSLy9hZG1pbi92MS9ldmVudC1lbmRwb2ludHMve2VuZHBvaW50X2lkfS9lbmFibGVkkLUYAhLDAQoXUm9sbEV2ZW50RW5kcG9pbnRTZWNyZXQSMC5jYWxsZXJjb250ZXh0LnYxLlJvbGxFdmVudEVuZHBvaW50U2VjcmV0UmVxdWVzdBoxLmNhbGxlcmNvbnRleHQudjEuUm9sbEV2ZW50RW5kcG9pbnRTZWNyZXRSZXNwb25zZSJDirUYOwoEUE9TVBIzL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L3JvbGwtc2VjcmV0kLUYAhKyAQoTRGVsZXRlRXZlbnRFbmRwb2ludBIsLmNhbGxlcmNvbnRleHQudjEuRGVsZXRlRXZlbnRFbmRwb2ludFJlcXVlc3QaLS5jYWxsZXJjb250ZXh0LnYxLkRlbGV0ZUV2ZW50RW5kcG9pbnRSZXNwb25zZSI+irUYNgoEUE9TVBIuL2FkbWluL3YxL2V2ZW50LWVuZHBvaW50cy97ZW5kcG9pbnRfaWR9L2RlbGV0ZZC1GAISngEKDVNlbmRUZXN0RXZlbnQSJi5jYWxsZXJjb250ZXh0LnYxLlNlbmRUZXN0RXZlbnRSZXF1ZXN0GicuY2FsbGVyY29udGV4dC52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2UiPIq1GDQKBFBPU1QSLC9hZG1pbi92MS9ldmVudC1lbmRwb2ludHMve2VuZHBvaW50X2lkfS90ZXN0kLUYAhK1AQoTTGlzdEV2ZW50RGVsaXZlcmllcxIsLmNhbGxlcmNvbnRleHQudjEuTGlzdEV2ZW50RGVsaXZlcmllc1JlcXVlc3QaLS5jYWxsZXJjb250ZXh0LnYxLkxpc3RFdmVudERlbGl2ZXJpZXNSZXNwb25zZSJBirUYOQoDR0VUEjIvYWRtaW4vdjEvZXZlbnQtZW5kcG9pbnRzL3tlbmRwb2ludF9pZH0vZGVsaXZlcmllc5C1GAISpwEKDlJlZGVsaXZlckV2ZW50EicuY2FsbGVyY29udGV4dC52MS5SZWRlbGl2ZXJFdmVudFJlcXVlc3QaKC5jYWxsZXJjb250ZXh0LnYxLlJlZGVsaXZlckV2ZW50UmVzcG9uc2UiQoq1GDoKBFBPU1QSMi9hZG1pbi92MS9ldmVudC1kZWxpdmVyaWVzL3tkZWxpdmVyeV9pZH0vcmVkZWxpdmVykLUYAmIGcHJvdG8z", [file_callercontext_v1_caller_context, file_callercontext_v1_event_endpoints, file_callercontext_v1_options]);
 
 /**
  * Tier names: "free", "starter", "growth", "scale".
@@ -53,6 +55,14 @@ export type Account = Message<"callercontext.v1.Account"> & {
    * @generated from field: uint32 context_retention_days = 6;
    */
   contextRetentionDays: number;
+
+  /**
+   * Days within which a customer's next call is a repeat contact (1 to 30;
+   * 7 unless set otherwise): docs/analytics.md.
+   *
+   * @generated from field: uint32 repeat_window_days = 7;
+   */
+  repeatWindowDays: number;
 };
 
 /**
@@ -227,6 +237,102 @@ export const SetAccountRetentionResponseSchema: GenMessage<SetAccountRetentionRe
   messageDesc(file_callercontext_v1_admin, 8);
 
 /**
+ * @generated from message callercontext.v1.SetAccountRepeatWindowRequest
+ */
+export type SetAccountRepeatWindowRequest = Message<"callercontext.v1.SetAccountRepeatWindowRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * Required: 1 to 30.
+   *
+   * @generated from field: optional uint32 repeat_window_days = 2;
+   */
+  repeatWindowDays?: number | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.SetAccountRepeatWindowRequest.
+ * Use `create(SetAccountRepeatWindowRequestSchema)` to create a new message.
+ */
+export const SetAccountRepeatWindowRequestSchema: GenMessage<SetAccountRepeatWindowRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 9);
+
+/**
+ * @generated from message callercontext.v1.SetAccountRepeatWindowResponse
+ */
+export type SetAccountRepeatWindowResponse = Message<"callercontext.v1.SetAccountRepeatWindowResponse"> & {
+  /**
+   * @generated from field: callercontext.v1.Account account = 1;
+   */
+  account?: Account | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.SetAccountRepeatWindowResponse.
+ * Use `create(SetAccountRepeatWindowResponseSchema)` to create a new message.
+ */
+export const SetAccountRepeatWindowResponseSchema: GenMessage<SetAccountRepeatWindowResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 10);
+
+/**
+ * @generated from message callercontext.v1.GetAccountContactFiguresRequest
+ */
+export type GetAccountContactFiguresRequest = Message<"callercontext.v1.GetAccountContactFiguresRequest"> & {
+  /**
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * The data mode: "test" or "prod".
+   *
+   * @generated from field: string mode = 2;
+   */
+  mode: string;
+
+  /**
+   * The first UTC day, "2026-11-01".
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * The last UTC day, included; at most 365 days after from.
+   *
+   * @generated from field: string to = 4;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message callercontext.v1.GetAccountContactFiguresRequest.
+ * Use `create(GetAccountContactFiguresRequestSchema)` to create a new message.
+ */
+export const GetAccountContactFiguresRequestSchema: GenMessage<GetAccountContactFiguresRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 11);
+
+/**
+ * @generated from message callercontext.v1.GetAccountContactFiguresResponse
+ */
+export type GetAccountContactFiguresResponse = Message<"callercontext.v1.GetAccountContactFiguresResponse"> & {
+  /**
+   * @generated from field: callercontext.v1.GetContactFiguresResponse figures = 1;
+   */
+  figures?: GetContactFiguresResponse | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.GetAccountContactFiguresResponse.
+ * Use `create(GetAccountContactFiguresResponseSchema)` to create a new message.
+ */
+export const GetAccountContactFiguresResponseSchema: GenMessage<GetAccountContactFiguresResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_admin, 12);
+
+/**
  * @generated from message callercontext.v1.SetAccountTierRequest
  */
 export type SetAccountTierRequest = Message<"callercontext.v1.SetAccountTierRequest"> & {
@@ -246,7 +352,7 @@ export type SetAccountTierRequest = Message<"callercontext.v1.SetAccountTierRequ
  * Use `create(SetAccountTierRequestSchema)` to create a new message.
  */
 export const SetAccountTierRequestSchema: GenMessage<SetAccountTierRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 9);
+  messageDesc(file_callercontext_v1_admin, 13);
 
 /**
  * @generated from message callercontext.v1.SetAccountTierResponse
@@ -263,7 +369,7 @@ export type SetAccountTierResponse = Message<"callercontext.v1.SetAccountTierRes
  * Use `create(SetAccountTierResponseSchema)` to create a new message.
  */
 export const SetAccountTierResponseSchema: GenMessage<SetAccountTierResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 10);
+  messageDesc(file_callercontext_v1_admin, 14);
 
 /**
  * Key kinds: "test" (sk_test_) and "prod" (sk_prod_).
@@ -304,7 +410,7 @@ export type ApiKey = Message<"callercontext.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 11);
+  messageDesc(file_callercontext_v1_admin, 15);
 
 /**
  * @generated from message callercontext.v1.CreateKeyRequest
@@ -328,7 +434,7 @@ export type CreateKeyRequest = Message<"callercontext.v1.CreateKeyRequest"> & {
  * Use `create(CreateKeyRequestSchema)` to create a new message.
  */
 export const CreateKeyRequestSchema: GenMessage<CreateKeyRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 12);
+  messageDesc(file_callercontext_v1_admin, 16);
 
 /**
  * @generated from message callercontext.v1.CreateKeyResponse
@@ -362,7 +468,7 @@ export type CreateKeyResponse = Message<"callercontext.v1.CreateKeyResponse"> & 
  * Use `create(CreateKeyResponseSchema)` to create a new message.
  */
 export const CreateKeyResponseSchema: GenMessage<CreateKeyResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 13);
+  messageDesc(file_callercontext_v1_admin, 17);
 
 /**
  * @generated from message callercontext.v1.ListKeysRequest
@@ -379,7 +485,7 @@ export type ListKeysRequest = Message<"callercontext.v1.ListKeysRequest"> & {
  * Use `create(ListKeysRequestSchema)` to create a new message.
  */
 export const ListKeysRequestSchema: GenMessage<ListKeysRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 14);
+  messageDesc(file_callercontext_v1_admin, 18);
 
 /**
  * @generated from message callercontext.v1.ListKeysResponse
@@ -396,7 +502,7 @@ export type ListKeysResponse = Message<"callercontext.v1.ListKeysResponse"> & {
  * Use `create(ListKeysResponseSchema)` to create a new message.
  */
 export const ListKeysResponseSchema: GenMessage<ListKeysResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 15);
+  messageDesc(file_callercontext_v1_admin, 19);
 
 /**
  * @generated from message callercontext.v1.RevokeKeyRequest
@@ -413,7 +519,7 @@ export type RevokeKeyRequest = Message<"callercontext.v1.RevokeKeyRequest"> & {
  * Use `create(RevokeKeyRequestSchema)` to create a new message.
  */
 export const RevokeKeyRequestSchema: GenMessage<RevokeKeyRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 16);
+  messageDesc(file_callercontext_v1_admin, 20);
 
 /**
  * @generated from message callercontext.v1.RevokeKeyResponse
@@ -435,7 +541,7 @@ export type RevokeKeyResponse = Message<"callercontext.v1.RevokeKeyResponse"> & 
  * Use `create(RevokeKeyResponseSchema)` to create a new message.
  */
 export const RevokeKeyResponseSchema: GenMessage<RevokeKeyResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 17);
+  messageDesc(file_callercontext_v1_admin, 21);
 
 /**
  * Platforms: "vapi", "retell", "elevenlabs", "twilio_studio", "telnyx".
@@ -502,7 +608,7 @@ export type Integration = Message<"callercontext.v1.Integration"> & {
  * Use `create(IntegrationSchema)` to create a new message.
  */
 export const IntegrationSchema: GenMessage<Integration> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 18);
+  messageDesc(file_callercontext_v1_admin, 22);
 
 /**
  * Which fields of the platform's end-of-call analysis become what.
@@ -544,7 +650,7 @@ export type EndOfCallMapping = Message<"callercontext.v1.EndOfCallMapping"> & {
  * Use `create(EndOfCallMappingSchema)` to create a new message.
  */
 export const EndOfCallMappingSchema: GenMessage<EndOfCallMapping> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 19);
+  messageDesc(file_callercontext_v1_admin, 23);
 
 /**
  * @generated from message callercontext.v1.CreateIntegrationRequest
@@ -598,7 +704,7 @@ export type CreateIntegrationRequest = Message<"callercontext.v1.CreateIntegrati
  * Use `create(CreateIntegrationRequestSchema)` to create a new message.
  */
 export const CreateIntegrationRequestSchema: GenMessage<CreateIntegrationRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 20);
+  messageDesc(file_callercontext_v1_admin, 24);
 
 /**
  * @generated from message callercontext.v1.CreateIntegrationResponse
@@ -623,7 +729,7 @@ export type CreateIntegrationResponse = Message<"callercontext.v1.CreateIntegrat
  * Use `create(CreateIntegrationResponseSchema)` to create a new message.
  */
 export const CreateIntegrationResponseSchema: GenMessage<CreateIntegrationResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 21);
+  messageDesc(file_callercontext_v1_admin, 25);
 
 /**
  * @generated from message callercontext.v1.ListIntegrationsRequest
@@ -640,7 +746,7 @@ export type ListIntegrationsRequest = Message<"callercontext.v1.ListIntegrations
  * Use `create(ListIntegrationsRequestSchema)` to create a new message.
  */
 export const ListIntegrationsRequestSchema: GenMessage<ListIntegrationsRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 22);
+  messageDesc(file_callercontext_v1_admin, 26);
 
 /**
  * @generated from message callercontext.v1.ListIntegrationsResponse
@@ -657,7 +763,7 @@ export type ListIntegrationsResponse = Message<"callercontext.v1.ListIntegration
  * Use `create(ListIntegrationsResponseSchema)` to create a new message.
  */
 export const ListIntegrationsResponseSchema: GenMessage<ListIntegrationsResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 23);
+  messageDesc(file_callercontext_v1_admin, 27);
 
 /**
  * @generated from message callercontext.v1.DeleteIntegrationRequest
@@ -674,7 +780,7 @@ export type DeleteIntegrationRequest = Message<"callercontext.v1.DeleteIntegrati
  * Use `create(DeleteIntegrationRequestSchema)` to create a new message.
  */
 export const DeleteIntegrationRequestSchema: GenMessage<DeleteIntegrationRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 24);
+  messageDesc(file_callercontext_v1_admin, 28);
 
 /**
  * @generated from message callercontext.v1.DeleteIntegrationResponse
@@ -696,7 +802,7 @@ export type DeleteIntegrationResponse = Message<"callercontext.v1.DeleteIntegrat
  * Use `create(DeleteIntegrationResponseSchema)` to create a new message.
  */
 export const DeleteIntegrationResponseSchema: GenMessage<DeleteIntegrationResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 25);
+  messageDesc(file_callercontext_v1_admin, 29);
 
 /**
  * @generated from message callercontext.v1.CreateSignupInviteRequest
@@ -709,7 +815,7 @@ export type CreateSignupInviteRequest = Message<"callercontext.v1.CreateSignupIn
  * Use `create(CreateSignupInviteRequestSchema)` to create a new message.
  */
 export const CreateSignupInviteRequestSchema: GenMessage<CreateSignupInviteRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 26);
+  messageDesc(file_callercontext_v1_admin, 30);
 
 /**
  * @generated from message callercontext.v1.CreateSignupInviteResponse
@@ -735,7 +841,7 @@ export type CreateSignupInviteResponse = Message<"callercontext.v1.CreateSignupI
  * Use `create(CreateSignupInviteResponseSchema)` to create a new message.
  */
 export const CreateSignupInviteResponseSchema: GenMessage<CreateSignupInviteResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 27);
+  messageDesc(file_callercontext_v1_admin, 31);
 
 /**
  * @generated from message callercontext.v1.BackupDatabaseRequest
@@ -748,7 +854,7 @@ export type BackupDatabaseRequest = Message<"callercontext.v1.BackupDatabaseRequ
  * Use `create(BackupDatabaseRequestSchema)` to create a new message.
  */
 export const BackupDatabaseRequestSchema: GenMessage<BackupDatabaseRequest> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 28);
+  messageDesc(file_callercontext_v1_admin, 32);
 
 /**
  * @generated from message callercontext.v1.BackupDatabaseResponse
@@ -784,7 +890,7 @@ export type BackupDatabaseResponse = Message<"callercontext.v1.BackupDatabaseRes
  * Use `create(BackupDatabaseResponseSchema)` to create a new message.
  */
 export const BackupDatabaseResponseSchema: GenMessage<BackupDatabaseResponse> = /*@__PURE__*/
-  messageDesc(file_callercontext_v1_admin, 29);
+  messageDesc(file_callercontext_v1_admin, 33);
 
 /**
  * AdminService lets an operator manage accounts and API keys. Every method
@@ -846,6 +952,29 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof SetAccountRetentionRequestSchema;
     output: typeof SetAccountRetentionResponseSchema;
+  },
+  /**
+   * Sets the account's repeat window (1 to 30 days): a call from the same
+   * customer within it is a repeat contact, and reopens an issue it saves
+   * open (docs/analytics.md). Applies to the calls counted from then on.
+   *
+   * @generated from rpc callercontext.v1.AdminService.SetAccountRepeatWindow
+   */
+  setAccountRepeatWindow: {
+    methodKind: "unary";
+    input: typeof SetAccountRepeatWindowRequestSchema;
+    output: typeof SetAccountRepeatWindowResponseSchema;
+  },
+  /**
+   * The account's contact-centre figures in one data mode, as its own keys
+   * read them with GetContactFigures (docs/analytics.md).
+   *
+   * @generated from rpc callercontext.v1.AdminService.GetAccountContactFigures
+   */
+  getAccountContactFigures: {
+    methodKind: "unary";
+    input: typeof GetAccountContactFiguresRequestSchema;
+    output: typeof GetAccountContactFiguresResponseSchema;
   },
   /**
    * Creates an API key of the account (test unless prod is asked for); its

@@ -13,7 +13,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file callercontext/v1/caller_context.proto.
  */
 export const file_callercontext_v1_caller_context: GenFile = /*@__PURE__*/
-  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIoIBCgVUZWxjbxItCglsaW5lX3R5cGUYASABKA4yGi5jYWxsZXJjb250ZXh0LnYxLkxpbmVUeXBlEhgKC2F0dGVzdGF0aW9uGAIgASgJSACIAQESFAoHdmVyc3RhdBgDIAEoCUgBiAEBQg4KDF9hdHRlc3RhdGlvbkIKCghfdmVyc3RhdCK+AwoRU3RhcnRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJFCgl2YXJpYWJsZXMYBiADKAsyMi5jYWxsZXJjb250ZXh0LnYxLlN0YXJ0Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5EjgKDHJlY2VudF9jYWxscxgHIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVjZW50Q2FsbEIEqLsYARIhChNoZWxkX2JhY2tfdmFyaWFibGVzGAggAygJQgSouxgBGkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIpkBCghJZGVudGl0eRISCgpjb25maWRlbmNlGAEgASgBEi4KBWxldmVsGAIgASgOMh8uY2FsbGVyY29udGV4dC52MS5JZGVudGl0eUxldmVsEg8KB3NvdXJjZXMYAyADKAkSOAoOcmVjb21tZW5kYXRpb24YBCABKA4yIC5jYWxsZXJjb250ZXh0LnYxLlJlY29tbWVuZGF0aW9uImMKCk9wZW5JbnRlbnQSDgoGaW50ZW50GAEgASgJEi4KBnN0YXR1cxgCIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEhUKDWF0dGVtcHRfY291bnQYAyABKA0icwoIVmFyaWFibGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESEwoLdHRsX3NlY29uZHMYAyABKA0SIwoVcmVxdWlyZXNfdmVyaWZpY2F0aW9uGAQgASgIQgSouxgBQgkKB19zb3VyY2UiqgEKClJlY2VudENhbGwSLgoKY2FsbF9zdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KB2ludGVudHMYAyADKAsyHC5jYWxsZXJjb250ZXh0LnYxLkNhbGxJbnRlbnQSDwoHc3VtbWFyeRgEIAEoCSJMCgpDYWxsSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cyLYBAoORW5kQ2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRIZCgxjdXN0b21lcl9yZWYYAiABKAlIAIgBARI3Cg5pZGVudGl0eV9oaW50cxgDIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxITCgZpbnRlbnQYBCABKAlIAYgBARI1Cg1pbnRlbnRfc3RhdHVzGAUgASgOMh4uY2FsbGVyY29udGV4dC52MS5JbnRlbnRTdGF0dXMSQgoJdmFyaWFibGVzGAYgAygLMi8uY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZXNFbnRyeRI2Cg5pbnRlbnRfdXBkYXRlcxgHIAMoCzIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50VXBkYXRlEk8KEHZhcmlhYmxlX3VwZGF0ZXMYCCADKAsyNS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXF1ZXN0LlZhcmlhYmxlVXBkYXRlc0VudHJ5EhQKB3N1bW1hcnkYCSABKAlIAogBARowCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlgKFFZhcmlhYmxlVXBkYXRlc0VudHJ5EgsKA2tleRgBIAEoCRIvCgV2YWx1ZRgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGVVcGRhdGU6AjgBQg8KDV9jdXN0b21lcl9yZWZCCQoHX2ludGVudEIKCghfc3VtbWFyeSKAAQoMSW50ZW50VXBkYXRlEg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uIjYKClJlc29sdXRpb24SDAoEdHlwZRgBIAEoCRIaChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAkiiAEKDlZhcmlhYmxlVXBkYXRlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhgKC3R0bF9zZWNvbmRzGAMgASgNSAGIAQESHQoVcmVxdWlyZXNfdmVyaWZpY2F0aW9uGAQgASgIQgkKB19zb3VyY2VCDgoMX3R0bF9zZWNvbmRzIuQBCg9FbmRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGR1cmF0aW9uX3NlY29uZHMYBSABKAESFwoPaW50ZW50c191cGRhdGVkGAYgASgNEhkKEXZhcmlhYmxlc191cGRhdGVkGAcgASgNInEKE0lkZW50aWZ5Q2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRI3Cg5pZGVudGl0eV9oaW50cxgCIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxIQCgh2ZXJpZmllZBgDIAEoCCLEAwoUSWRlbnRpZnlDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJICgl2YXJpYWJsZXMYBiADKAsyNS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5EjgKDHJlY2VudF9jYWxscxgHIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVjZW50Q2FsbEIEqLsYARIhChNoZWxkX2JhY2tfdmFyaWFibGVzGAggAygJQgSouxgBGkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIhEKD0dldFVzYWdlUmVxdWVzdCKsAQoQR2V0VXNhZ2VSZXNwb25zZRIMCgR0aWVyGAEgASgJEjQKCnJhdGVfbGltaXQYAiABKAsyIC5jYWxsZXJjb250ZXh0LnYxLlJhdGVMaW1pdFVzYWdlEisKBXF1b3RhGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5RdW90YVVzYWdlEicKA2tleRgEIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuS2V5VXNhZ2UiYAoOUmF0ZUxpbWl0VXNhZ2USDQoFbGltaXQYASABKA0SEQoJcmVtYWluaW5nGAIgASgNEiwKCHJlc2V0X2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCgpRdW90YVVzYWdlEhEKCXJlbWFpbmluZxgBIAEoDRItCglyZW5ld3NfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiQKCEtleVVzYWdlEgoKAmlkGAEgASgJEgwKBGtpbmQYAiABKAkqfgoITGluZVR5cGUSGQoVTElORV9UWVBFX1VOU1BFQ0lGSUVEEAASFAoQTElORV9UWVBFX01PQklMRRABEhYKEkxJTkVfVFlQRV9MQU5ETElORRACEhIKDkxJTkVfVFlQRV9WT0lQEAMSFQoRTElORV9UWVBFX1VOS05PV04QBCqZAQoNSWRlbnRpdHlMZXZlbBIeChpJREVOVElUWV9MRVZFTF9VTlNQRUNJRklFRBAAEhYKEklERU5USVRZX0xFVkVMX0xPVxABEhkKFUlERU5USVRZX0xFVkVMX01FRElVTRACEhcKE0lERU5USVRZX0xFVkVMX0hJR0gQAxIcChhJREVOVElUWV9MRVZFTF9WRVJZX0hJR0gQBCqBAQoOUmVjb21tZW5kYXRpb24SHgoaUkVDT01NRU5EQVRJT05fVU5TUEVDSUZJRUQQABIYChRSRUNPTU1FTkRBVElPTl9SRVVTRRABEhoKFlJFQ09NTUVOREFUSU9OX0NPTkZJUk0QAhIZChVSRUNPTU1FTkRBVElPTl9JR05PUkUQAyphCgxJbnRlbnRTdGF0dXMSHQoZSU5URU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEklOVEVOVF9TVEFUVVNfT1BFThABEhoKFklOVEVOVF9TVEFUVVNfUkVTT0xWRUQQAjL1AwoUQ2FsbGVyQ29udGV4dFNlcnZpY2USdQoJU3RhcnRDYWxsEiIuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXF1ZXN0GiMuY2FsbGVyY29udGV4dC52MS5TdGFydENhbGxSZXNwb25zZSIfirUYFwoEUE9TVBIPL3YxL2NhbGxzL3N0YXJ0mLUYARJ1CgdFbmRDYWxsEiAuY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdBohLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlc3BvbnNlIiWKtRgVCgRQT1NUEg0vdjEvY2FsbHMvZW5kmLUYAqC1GAGwtRgBEoEBCgxJZGVudGlmeUNhbGwSJS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlcXVlc3QaJi5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlIiKKtRgaCgRQT1NUEhIvdjEvY2FsbHMvaWRlbnRpZnmYtRgBEmsKCEdldFVzYWdlEiEuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlcXVlc3QaIi5jYWxsZXJjb250ZXh0LnYxLkdldFVzYWdlUmVzcG9uc2UiGIq1GBAKA0dFVBIJL3YxL3VzYWdlkLUYBGIGcHJvdG8z", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
+  fileDesc("CiVjYWxsZXJjb250ZXh0L3YxL2NhbGxlcl9jb250ZXh0LnByb3RvEhBjYWxsZXJjb250ZXh0LnYxIoQBChBTdGFydENhbGxSZXF1ZXN0Eg8KB2NhbGxfaWQYASABKAkSNwoOaWRlbnRpdHlfaGludHMYAiABKAsyHy5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMSJgoFdGVsY28YAyABKAsyFy5jYWxsZXJjb250ZXh0LnYxLlRlbGNvIu0BCg1JZGVudGl0eUhpbnRzEhAKA2FuaRgBIAEoCUgAiAEBEhEKBGRuaXMYAiABKAlIAYgBARJGCgxleHRlcm5hbF9pZHMYAyADKAsyMC5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5SGludHMuRXh0ZXJuYWxJZHNFbnRyeRIZCgxjdXN0b21lcl9yZWYYBCABKAlIAogBARoyChBFeHRlcm5hbElkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEX2FuaUIHCgVfZG5pc0IPCg1fY3VzdG9tZXJfcmVmIoIBCgVUZWxjbxItCglsaW5lX3R5cGUYASABKA4yGi5jYWxsZXJjb250ZXh0LnYxLkxpbmVUeXBlEhgKC2F0dGVzdGF0aW9uGAIgASgJSACIAQESFAoHdmVyc3RhdBgDIAEoCUgBiAEBQg4KDF9hdHRlc3RhdGlvbkIKCghfdmVyc3RhdCK+AwoRU3RhcnRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJFCgl2YXJpYWJsZXMYBiADKAsyMi5jYWxsZXJjb250ZXh0LnYxLlN0YXJ0Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5EjgKDHJlY2VudF9jYWxscxgHIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVjZW50Q2FsbEIEqLsYARIhChNoZWxkX2JhY2tfdmFyaWFibGVzGAggAygJQgSouxgBGkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIpkBCghJZGVudGl0eRISCgpjb25maWRlbmNlGAEgASgBEi4KBWxldmVsGAIgASgOMh8uY2FsbGVyY29udGV4dC52MS5JZGVudGl0eUxldmVsEg8KB3NvdXJjZXMYAyADKAkSOAoOcmVjb21tZW5kYXRpb24YBCABKA4yIC5jYWxsZXJjb250ZXh0LnYxLlJlY29tbWVuZGF0aW9uImMKCk9wZW5JbnRlbnQSDgoGaW50ZW50GAEgASgJEi4KBnN0YXR1cxgCIAEoDjIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50U3RhdHVzEhUKDWF0dGVtcHRfY291bnQYAyABKA0icwoIVmFyaWFibGUSDQoFdmFsdWUYASABKAkSEwoGc291cmNlGAIgASgJSACIAQESEwoLdHRsX3NlY29uZHMYAyABKA0SIwoVcmVxdWlyZXNfdmVyaWZpY2F0aW9uGAQgASgIQgSouxgBQgkKB19zb3VyY2UiqgEKClJlY2VudENhbGwSLgoKY2FsbF9zdGFydBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KB2ludGVudHMYAyADKAsyHC5jYWxsZXJjb250ZXh0LnYxLkNhbGxJbnRlbnQSDwoHc3VtbWFyeRgEIAEoCSJMCgpDYWxsSW50ZW50Eg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cyLYBAoORW5kQ2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRIZCgxjdXN0b21lcl9yZWYYAiABKAlIAIgBARI3Cg5pZGVudGl0eV9oaW50cxgDIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxITCgZpbnRlbnQYBCABKAlIAYgBARI1Cg1pbnRlbnRfc3RhdHVzGAUgASgOMh4uY2FsbGVyY29udGV4dC52MS5JbnRlbnRTdGF0dXMSQgoJdmFyaWFibGVzGAYgAygLMi8uY2FsbGVyY29udGV4dC52MS5FbmRDYWxsUmVxdWVzdC5WYXJpYWJsZXNFbnRyeRI2Cg5pbnRlbnRfdXBkYXRlcxgHIAMoCzIeLmNhbGxlcmNvbnRleHQudjEuSW50ZW50VXBkYXRlEk8KEHZhcmlhYmxlX3VwZGF0ZXMYCCADKAsyNS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXF1ZXN0LlZhcmlhYmxlVXBkYXRlc0VudHJ5EhQKB3N1bW1hcnkYCSABKAlIAogBARowCg5WYXJpYWJsZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlgKFFZhcmlhYmxlVXBkYXRlc0VudHJ5EgsKA2tleRgBIAEoCRIvCgV2YWx1ZRgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGVVcGRhdGU6AjgBQg8KDV9jdXN0b21lcl9yZWZCCQoHX2ludGVudEIKCghfc3VtbWFyeSKAAQoMSW50ZW50VXBkYXRlEg4KBmludGVudBgBIAEoCRIuCgZzdGF0dXMYAiABKA4yHi5jYWxsZXJjb250ZXh0LnYxLkludGVudFN0YXR1cxIwCgpyZXNvbHV0aW9uGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5SZXNvbHV0aW9uIjYKClJlc29sdXRpb24SDAoEdHlwZRgBIAEoCRIaChJleHRlcm5hbF9yZWZlcmVuY2UYAiABKAkiiAEKDlZhcmlhYmxlVXBkYXRlEg0KBXZhbHVlGAEgASgJEhMKBnNvdXJjZRgCIAEoCUgAiAEBEhgKC3R0bF9zZWNvbmRzGAMgASgNSAGIAQESHQoVcmVxdWlyZXNfdmVyaWZpY2F0aW9uGAQgASgIQgkKB19zb3VyY2VCDgoMX3R0bF9zZWNvbmRzIuQBCg9FbmRDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIY2FsbF9lbmQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhgKEGR1cmF0aW9uX3NlY29uZHMYBSABKAESFwoPaW50ZW50c191cGRhdGVkGAYgASgNEhkKEXZhcmlhYmxlc191cGRhdGVkGAcgASgNInEKE0lkZW50aWZ5Q2FsbFJlcXVlc3QSDwoHY2FsbF9pZBgBIAEoCRI3Cg5pZGVudGl0eV9oaW50cxgCIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuSWRlbnRpdHlIaW50cxIQCgh2ZXJpZmllZBgDIAEoCCLEAwoUSWRlbnRpZnlDYWxsUmVzcG9uc2USDwoHY2FsbF9pZBgBIAEoCRIUCgxjdXN0b21lcl9yZWYYAiABKAkSLgoKY2FsbF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIaWRlbnRpdHkYBCABKAsyGi5jYWxsZXJjb250ZXh0LnYxLklkZW50aXR5EjIKDG9wZW5faW50ZW50cxgFIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuT3BlbkludGVudBJICgl2YXJpYWJsZXMYBiADKAsyNS5jYWxsZXJjb250ZXh0LnYxLklkZW50aWZ5Q2FsbFJlc3BvbnNlLlZhcmlhYmxlc0VudHJ5EjgKDHJlY2VudF9jYWxscxgHIAMoCzIcLmNhbGxlcmNvbnRleHQudjEuUmVjZW50Q2FsbEIEqLsYARIhChNoZWxkX2JhY2tfdmFyaWFibGVzGAggAygJQgSouxgBGkwKDlZhcmlhYmxlc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuVmFyaWFibGU6AjgBIhEKD0dldFVzYWdlUmVxdWVzdCKsAQoQR2V0VXNhZ2VSZXNwb25zZRIMCgR0aWVyGAEgASgJEjQKCnJhdGVfbGltaXQYAiABKAsyIC5jYWxsZXJjb250ZXh0LnYxLlJhdGVMaW1pdFVzYWdlEisKBXF1b3RhGAMgASgLMhwuY2FsbGVyY29udGV4dC52MS5RdW90YVVzYWdlEicKA2tleRgEIAEoCzIaLmNhbGxlcmNvbnRleHQudjEuS2V5VXNhZ2UiYAoOUmF0ZUxpbWl0VXNhZ2USDQoFbGltaXQYASABKA0SEQoJcmVtYWluaW5nGAIgASgNEiwKCHJlc2V0X2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOCgpRdW90YVVzYWdlEhEKCXJlbWFpbmluZxgBIAEoDRItCglyZW5ld3NfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiQKCEtleVVzYWdlEgoKAmlkGAEgASgJEgwKBGtpbmQYAiABKAkiNAoYR2V0Q29udGFjdEZpZ3VyZXNSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiABKAki7gMKGUdldENvbnRhY3RGaWd1cmVzUmVzcG9uc2USLwoGcGVyaW9kGAEgASgLMh8uY2FsbGVyY29udGV4dC52MS5Db250YWN0UGVyaW9kEjgKD3ByZXZpb3VzX3BlcmlvZBgCIAEoCzIfLmNhbGxlcmNvbnRleHQudjEuQ29udGFjdFBlcmlvZBIxCgdvdmVyYWxsGAMgASgLMiAuY2FsbGVyY29udGV4dC52MS5Db250YWN0RmlndXJlcxI6ChBwcmV2aW91c19vdmVyYWxsGAQgASgLMiAuY2FsbGVyY29udGV4dC52MS5Db250YWN0RmlndXJlcxI5CglieV9pbnRlbnQYBSADKAsyJi5jYWxsZXJjb250ZXh0LnYxLkludGVudENvbnRhY3RGaWd1cmVzEjMKBmJ5X2RheRgGIAMoCzIjLmNhbGxlcmNvbnRleHQudjEuRGF5Q29udGFjdEZpZ3VyZXMSNgoLb3Blbl9pc3N1ZXMYByABKAsyIS5jYWxsZXJjb250ZXh0LnYxLk9wZW5Jc3N1ZXNCeUFnZRIaChJyZXBlYXRfd2luZG93X2RheXMYCCABKA0SMwoPY291bnRlZF90aHJvdWdoGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIpCg1Db250YWN0UGVyaW9kEgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkiwAIKDkNvbnRhY3RGaWd1cmVzEg0KBWNhbGxzGAEgASgNEhQKDHJlcGVhdF9jYWxscxgCIAEoDRIYCgtyZXBlYXRfcmF0ZRgDIAEoAUgAiAEBEhUKDWlzc3Vlc19vcGVuZWQYBCABKA0SHgoWcmVzb2x2ZWRfZmlyc3RfY29udGFjdBgFIAEoDRIlChhmaXJzdF9jb250YWN0X3Jlc29sdXRpb24YBiABKAFIAYgBARIXCg9pc3N1ZXNfcmVzb2x2ZWQYByABKA0SGgoNbWVhbl9hdHRlbXB0cxgIIAEoAUgCiAEBEh0KFWF0dGVtcHRzX2Rpc3RyaWJ1dGlvbhgJIAMoDUIOCgxfcmVwZWF0X3JhdGVCGwoZX2ZpcnN0X2NvbnRhY3RfcmVzb2x1dGlvbkIQCg5fbWVhbl9hdHRlbXB0cyKNAQoUSW50ZW50Q29udGFjdEZpZ3VyZXMSDgoGaW50ZW50GAEgASgJEjEKB2ZpZ3VyZXMYAiABKAsyIC5jYWxsZXJjb250ZXh0LnYxLkNvbnRhY3RGaWd1cmVzEjIKCHByZXZpb3VzGAMgASgLMiAuY2FsbGVyY29udGV4dC52MS5Db250YWN0RmlndXJlcyJTChFEYXlDb250YWN0RmlndXJlcxILCgNkYXkYASABKAkSMQoHZmlndXJlcxgCIAEoCzIgLmNhbGxlcmNvbnRleHQudjEuQ29udGFjdEZpZ3VyZXMicQoPT3Blbklzc3Vlc0J5QWdlEhMKC3VuZGVyXzFfZGF5GAEgASgNEhgKEGZyb21fMV90b183X2RheXMYAiABKA0SGQoRZnJvbV83X3RvXzMwX2RheXMYAyABKA0SFAoMb3Zlcl8zMF9kYXlzGAQgASgNIjcKG0V4cG9ydENvbnRhY3RGaWd1cmVzUmVxdWVzdBIMCgRmcm9tGAEgASgJEgoKAnRvGAIgASgJIisKHEV4cG9ydENvbnRhY3RGaWd1cmVzUmVzcG9uc2USCwoDY3N2GAEgASgJKn4KCExpbmVUeXBlEhkKFUxJTkVfVFlQRV9VTlNQRUNJRklFRBAAEhQKEExJTkVfVFlQRV9NT0JJTEUQARIWChJMSU5FX1RZUEVfTEFORExJTkUQAhISCg5MSU5FX1RZUEVfVk9JUBADEhUKEUxJTkVfVFlQRV9VTktOT1dOEAQqmQEKDUlkZW50aXR5TGV2ZWwSHgoaSURFTlRJVFlfTEVWRUxfVU5TUEVDSUZJRUQQABIWChJJREVOVElUWV9MRVZFTF9MT1cQARIZChVJREVOVElUWV9MRVZFTF9NRURJVU0QAhIXChNJREVOVElUWV9MRVZFTF9ISUdIEAMSHAoYSURFTlRJVFlfTEVWRUxfVkVSWV9ISUdIEAQqgQEKDlJlY29tbWVuZGF0aW9uEh4KGlJFQ09NTUVOREFUSU9OX1VOU1BFQ0lGSUVEEAASGAoUUkVDT01NRU5EQVRJT05fUkVVU0UQARIaChZSRUNPTU1FTkRBVElPTl9DT05GSVJNEAISGQoVUkVDT01NRU5EQVRJT05fSUdOT1JFEAMqYQoMSW50ZW50U3RhdHVzEh0KGUlOVEVOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJJTlRFTlRfU1RBVFVTX09QRU4QARIaChZJTlRFTlRfU1RBVFVTX1JFU09MVkVEEAIyvAYKFENhbGxlckNvbnRleHRTZXJ2aWNlEnUKCVN0YXJ0Q2FsbBIiLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVxdWVzdBojLmNhbGxlcmNvbnRleHQudjEuU3RhcnRDYWxsUmVzcG9uc2UiH4q1GBcKBFBPU1QSDy92MS9jYWxscy9zdGFydJi1GAESdQoHRW5kQ2FsbBIgLmNhbGxlcmNvbnRleHQudjEuRW5kQ2FsbFJlcXVlc3QaIS5jYWxsZXJjb250ZXh0LnYxLkVuZENhbGxSZXNwb25zZSIlirUYFQoEUE9TVBINL3YxL2NhbGxzL2VuZJi1GAKgtRgBsLUYARKBAQoMSWRlbnRpZnlDYWxsEiUuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXF1ZXN0GiYuY2FsbGVyY29udGV4dC52MS5JZGVudGlmeUNhbGxSZXNwb25zZSIiirUYGgoEUE9TVBISL3YxL2NhbGxzL2lkZW50aWZ5mLUYARJrCghHZXRVc2FnZRIhLmNhbGxlcmNvbnRleHQudjEuR2V0VXNhZ2VSZXF1ZXN0GiIuY2FsbGVyY29udGV4dC52MS5HZXRVc2FnZVJlc3BvbnNlIhiKtRgQCgNHRVQSCS92MS91c2FnZZC1GAQSmgEKEUdldENvbnRhY3RGaWd1cmVzEiouY2FsbGVyY29udGV4dC52MS5HZXRDb250YWN0RmlndXJlc1JlcXVlc3QaKy5jYWxsZXJjb250ZXh0LnYxLkdldENvbnRhY3RGaWd1cmVzUmVzcG9uc2UiLIq1GCQKA0dFVBIdL3YxL2FuYWx5dGljcy9jb250YWN0LWZpZ3VyZXOQtRgDEqcBChRFeHBvcnRDb250YWN0RmlndXJlcxItLmNhbGxlcmNvbnRleHQudjEuRXhwb3J0Q29udGFjdEZpZ3VyZXNSZXF1ZXN0Gi4uY2FsbGVyY29udGV4dC52MS5FeHBvcnRDb250YWN0RmlndXJlc1Jlc3BvbnNlIjCKtRgoCgNHRVQSIS92MS9hbmFseXRpY3MvY29udGFjdC1maWd1cmVzL2NzdpC1GANiBnByb3RvMw", [file_callercontext_v1_options, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message callercontext.v1.StartCallRequest
@@ -773,6 +773,329 @@ export const KeyUsageSchema: GenMessage<KeyUsage> = /*@__PURE__*/
   messageDesc(file_callercontext_v1_caller_context, 20);
 
 /**
+ * @generated from message callercontext.v1.GetContactFiguresRequest
+ */
+export type GetContactFiguresRequest = Message<"callercontext.v1.GetContactFiguresRequest"> & {
+  /**
+   * The first UTC day of the period, "2026-11-01".
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * The last UTC day of the period, included; at most 365 days after from.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message callercontext.v1.GetContactFiguresRequest.
+ * Use `create(GetContactFiguresRequestSchema)` to create a new message.
+ */
+export const GetContactFiguresRequestSchema: GenMessage<GetContactFiguresRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 21);
+
+/**
+ * @generated from message callercontext.v1.GetContactFiguresResponse
+ */
+export type GetContactFiguresResponse = Message<"callercontext.v1.GetContactFiguresResponse"> & {
+  /**
+   * @generated from field: callercontext.v1.ContactPeriod period = 1;
+   */
+  period?: ContactPeriod | undefined;
+
+  /**
+   * The same number of days, just before the period.
+   *
+   * @generated from field: callercontext.v1.ContactPeriod previous_period = 2;
+   */
+  previousPeriod?: ContactPeriod | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.ContactFigures overall = 3;
+   */
+  overall?: ContactFigures | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.ContactFigures previous_overall = 4;
+   */
+  previousOverall?: ContactFigures | undefined;
+
+  /**
+   * Every intent saved in either period, by name.
+   *
+   * @generated from field: repeated callercontext.v1.IntentContactFigures by_intent = 5;
+   */
+  byIntent: IntentContactFigures[];
+
+  /**
+   * Every day of the period, in order (days without calls hold zeros).
+   *
+   * @generated from field: repeated callercontext.v1.DayContactFigures by_day = 6;
+   */
+  byDay: DayContactFigures[];
+
+  /**
+   * Issues open now, by the time since the call that opened them.
+   *
+   * @generated from field: callercontext.v1.OpenIssuesByAge open_issues = 7;
+   */
+  openIssues?: OpenIssuesByAge | undefined;
+
+  /**
+   * The account's repeat window now.
+   *
+   * @generated from field: uint32 repeat_window_days = 8;
+   */
+  repeatWindowDays: number;
+
+  /**
+   * Calls that ended before this moment are counted; later ones within a
+   * minute of their end.
+   *
+   * @generated from field: google.protobuf.Timestamp counted_through = 9;
+   */
+  countedThrough?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.GetContactFiguresResponse.
+ * Use `create(GetContactFiguresResponseSchema)` to create a new message.
+ */
+export const GetContactFiguresResponseSchema: GenMessage<GetContactFiguresResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 22);
+
+/**
+ * @generated from message callercontext.v1.ContactPeriod
+ */
+export type ContactPeriod = Message<"callercontext.v1.ContactPeriod"> & {
+  /**
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message callercontext.v1.ContactPeriod.
+ * Use `create(ContactPeriodSchema)` to create a new message.
+ */
+export const ContactPeriodSchema: GenMessage<ContactPeriod> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 23);
+
+/**
+ * Figures of a period (docs/analytics.md). A rate is left out when its
+ * denominator is 0.
+ *
+ * @generated from message callercontext.v1.ContactFigures
+ */
+export type ContactFigures = Message<"callercontext.v1.ContactFigures"> & {
+  /**
+   * Overall: the calls; by intent: the calls that saved the intent.
+   *
+   * @generated from field: uint32 calls = 1;
+   */
+  calls: number;
+
+  /**
+   * Overall: the calls that were repeat contacts; by intent: the intent's
+   * calls that the same customer's next call followed within the window.
+   *
+   * @generated from field: uint32 repeat_calls = 2;
+   */
+  repeatCalls: number;
+
+  /**
+   * repeat_calls / calls.
+   *
+   * @generated from field: optional double repeat_rate = 3;
+   */
+  repeatRate?: number | undefined;
+
+  /**
+   * Issues opened in the period.
+   *
+   * @generated from field: uint32 issues_opened = 4;
+   */
+  issuesOpened: number;
+
+  /**
+   * Of those, the issues resolved on first contact.
+   *
+   * @generated from field: uint32 resolved_first_contact = 5;
+   */
+  resolvedFirstContact: number;
+
+  /**
+   * First-contact resolution: resolved_first_contact / issues_opened.
+   *
+   * @generated from field: optional double first_contact_resolution = 6;
+   */
+  firstContactResolution?: number | undefined;
+
+  /**
+   * Issues resolved in the period.
+   *
+   * @generated from field: uint32 issues_resolved = 7;
+   */
+  issuesResolved: number;
+
+  /**
+   * Their mean attempts.
+   *
+   * @generated from field: optional double mean_attempts = 8;
+   */
+  meanAttempts?: number | undefined;
+
+  /**
+   * Issues resolved in the period after 1, 2, 3, 4, and 5 or more attempts.
+   *
+   * @generated from field: repeated uint32 attempts_distribution = 9;
+   */
+  attemptsDistribution: number[];
+};
+
+/**
+ * Describes the message callercontext.v1.ContactFigures.
+ * Use `create(ContactFiguresSchema)` to create a new message.
+ */
+export const ContactFiguresSchema: GenMessage<ContactFigures> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 24);
+
+/**
+ * @generated from message callercontext.v1.IntentContactFigures
+ */
+export type IntentContactFigures = Message<"callercontext.v1.IntentContactFigures"> & {
+  /**
+   * @generated from field: string intent = 1;
+   */
+  intent: string;
+
+  /**
+   * @generated from field: callercontext.v1.ContactFigures figures = 2;
+   */
+  figures?: ContactFigures | undefined;
+
+  /**
+   * @generated from field: callercontext.v1.ContactFigures previous = 3;
+   */
+  previous?: ContactFigures | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.IntentContactFigures.
+ * Use `create(IntentContactFiguresSchema)` to create a new message.
+ */
+export const IntentContactFiguresSchema: GenMessage<IntentContactFigures> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 25);
+
+/**
+ * @generated from message callercontext.v1.DayContactFigures
+ */
+export type DayContactFigures = Message<"callercontext.v1.DayContactFigures"> & {
+  /**
+   * The UTC day, "2026-11-01".
+   *
+   * @generated from field: string day = 1;
+   */
+  day: string;
+
+  /**
+   * @generated from field: callercontext.v1.ContactFigures figures = 2;
+   */
+  figures?: ContactFigures | undefined;
+};
+
+/**
+ * Describes the message callercontext.v1.DayContactFigures.
+ * Use `create(DayContactFiguresSchema)` to create a new message.
+ */
+export const DayContactFiguresSchema: GenMessage<DayContactFigures> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 26);
+
+/**
+ * @generated from message callercontext.v1.OpenIssuesByAge
+ */
+export type OpenIssuesByAge = Message<"callercontext.v1.OpenIssuesByAge"> & {
+  /**
+   * @generated from field: uint32 under_1_day = 1;
+   */
+  under1Day: number;
+
+  /**
+   * @generated from field: uint32 from_1_to_7_days = 2;
+   */
+  from1To7Days: number;
+
+  /**
+   * @generated from field: uint32 from_7_to_30_days = 3;
+   */
+  from7To30Days: number;
+
+  /**
+   * @generated from field: uint32 over_30_days = 4;
+   */
+  over30Days: number;
+};
+
+/**
+ * Describes the message callercontext.v1.OpenIssuesByAge.
+ * Use `create(OpenIssuesByAgeSchema)` to create a new message.
+ */
+export const OpenIssuesByAgeSchema: GenMessage<OpenIssuesByAge> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 27);
+
+/**
+ * @generated from message callercontext.v1.ExportContactFiguresRequest
+ */
+export type ExportContactFiguresRequest = Message<"callercontext.v1.ExportContactFiguresRequest"> & {
+  /**
+   * As GetContactFiguresRequest.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 2;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message callercontext.v1.ExportContactFiguresRequest.
+ * Use `create(ExportContactFiguresRequestSchema)` to create a new message.
+ */
+export const ExportContactFiguresRequestSchema: GenMessage<ExportContactFiguresRequest> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 28);
+
+/**
+ * @generated from message callercontext.v1.ExportContactFiguresResponse
+ */
+export type ExportContactFiguresResponse = Message<"callercontext.v1.ExportContactFiguresResponse"> & {
+  /**
+   * text/csv: a header line, then one line per row.
+   *
+   * @generated from field: string csv = 1;
+   */
+  csv: string;
+};
+
+/**
+ * Describes the message callercontext.v1.ExportContactFiguresResponse.
+ * Use `create(ExportContactFiguresResponseSchema)` to create a new message.
+ */
+export const ExportContactFiguresResponseSchema: GenMessage<ExportContactFiguresResponse> = /*@__PURE__*/
+  messageDesc(file_callercontext_v1_caller_context, 29);
+
+/**
  * @generated from enum callercontext.v1.LineType
  */
 export const LineType = {
@@ -971,6 +1294,30 @@ export const CallerContextService: GenService<{
     methodKind: "unary";
     input: typeof GetUsageRequestSchema;
     output: typeof GetUsageResponseSchema;
+  },
+  /**
+   * The contact-centre figures of the key's account and data mode
+   * (docs/analytics.md): first-contact resolution and repeat contacts over
+   * the UTC days from..to (at most 366), overall, by intent and by day, each
+   * paired with the period of the same length just before. Not billed.
+   *
+   * @generated from rpc callercontext.v1.CallerContextService.GetContactFigures
+   */
+  getContactFigures: {
+    methodKind: "unary";
+    input: typeof GetContactFiguresRequestSchema;
+    output: typeof GetContactFiguresResponseSchema;
+  },
+  /**
+   * The same figures as CSV text: one row overall, one per intent and one
+   * per day, with the previous period's figures beside each. Not billed.
+   *
+   * @generated from rpc callercontext.v1.CallerContextService.ExportContactFigures
+   */
+  exportContactFigures: {
+    methodKind: "unary";
+    input: typeof ExportContactFiguresRequestSchema;
+    output: typeof ExportContactFiguresResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_callercontext_v1_caller_context, 0);

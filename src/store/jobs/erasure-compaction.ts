@@ -23,6 +23,9 @@ const TABLES = [
   "intents",
   "variables",
   "idempotency_keys",
+  // What the contact figures kept of the customer to count their next call (docs/analytics.md).
+  "contact_figures_callers",
+  "contact_figures_issues",
   // The erased customer's events (delivered ones too), which an erasure deletes with them.
   "event_deliveries",
 ];

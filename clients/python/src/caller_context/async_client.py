@@ -117,6 +117,20 @@ class AsyncCallerContextClient:
         """The quota and rate limit left to the key's account; not billed."""
         return await self._run(operations.get_usage(), timeout, headers)
 
+    @rpc("GetContactFigures")
+    async def contact_figures(
+        self, from_day: str, to_day: str, *, timeout: float | None = None, headers: Mapping[str, str] | None = None
+    ) -> models.Json:
+        """First-contact resolution and repeat contacts of UTC days from_day..to_day, with the period before."""
+        return await self._run(operations.get_contact_figures(from_day, to_day), timeout, headers)
+
+    @rpc("ExportContactFigures")
+    async def contact_figures_csv(
+        self, from_day: str, to_day: str, *, timeout: float | None = None, headers: Mapping[str, str] | None = None
+    ) -> str:
+        """The same figures as CSV text."""
+        return await self._run(operations.export_contact_figures(from_day, to_day), timeout, headers)
+
     async def aclose(self) -> None:
         if self._owns_http:
             await self._http.aclose()

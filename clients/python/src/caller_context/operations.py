@@ -111,6 +111,26 @@ def get_usage() -> Operation[models.Usage]:
     return Operation("GetUsage", "GET", "/v1/usage", "repeatable", models.usage)
 
 
+def get_contact_figures(from_day: str, to_day: str) -> Operation[models.Json]:
+    params = {"from": from_day, "to": to_day}
+    return Operation("GetContactFigures", "GET", "/v1/analytics/contact-figures", "repeatable", _as_json, params=params)
+
+
+def export_contact_figures(from_day: str, to_day: str) -> Operation[str]:
+    params = {"from": from_day, "to": to_day}
+    return Operation(
+        "ExportContactFigures", "GET", "/v1/analytics/contact-figures/csv", "repeatable", _csv_of, params=params
+    )
+
+
+def _as_json(j: models.Json) -> models.Json:
+    return j
+
+
+def _csv_of(j: models.Json) -> str:
+    return str(j["csv"])
+
+
 def get_customer(customer_ref: str) -> Operation[models.CustomerRecord]:
     return Operation("GetCustomer", "GET", f"/v1/customers/{_ref(customer_ref)}", "repeatable", models.customer_record)
 

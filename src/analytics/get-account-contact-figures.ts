@@ -1,0 +1,20 @@
+import { DomainError, validationError } from "../domain/domain-error.ts";
+import { MODES, type Mode } from "../domain/tenant.ts";
+import { repeatWindowOf } from "../store/account-repository.ts";
+import type { Db } from "../store/engine/database.ts";
+import { type ContactFiguresReport, getContactFigures } from "./get-contact-figures.ts";
+
+/** An account's figures in one mode, as the operator asks for them (the admin API, the CLI). */
+export async function getAccountContactFigures(
+  deps: { readonly db: Db },
+  input: { readonly accountId: string; readonly mode: string; readonly from: string; readonly to: string },
+  now: Date,
+): Promise<ContactFiguresReport> {
+  if (!(MODES as readonly string[]).includes(input.mode)) {
+    throw validationError([{ path: ["mode"], message: `Must be one of: ${MODES.join(", ")}` }]);
+  }
+  if ((await repeatWindowOf(deps.db, input.accountId)) === undefined) {
+    throw new DomainError("not_found", `Account '${input.accountId}' not found`);
+  }
+  return getContactFigures(deps, { accountId: input.accountId, mode: input.mode as Mode }, input, now);
+}

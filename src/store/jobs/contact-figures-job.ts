@@ -1,0 +1,134 @@
+import type { Clock } from "../../domain/clock.ts";
+import { applyChange, countCall, type DayCounts, emptyCounts } from "../../domain/contact-figures.ts";
+import {
+  type CustomerKey,
+  loadCustomerFigures,
+  lockCustomers,
+  saveCustomerFigures,
+} from "../contact-figures/customer-figures.ts";
+import { addDayCounts, type DayCountsKey } from "../contact-figures/day-counts.ts";
+import {
+  type EndedCallRow,
+  endedCallsAfter,
+  firstCursor,
+  readProgress,
+  writeProgress,
+} from "../contact-figures/ended-calls.ts";
+import type { Db } from "../engine/database.ts";
+import { withSweepLock } from "./retention-repository.ts";
+
+// Counts the ended calls into the contact figures (docs/analytics.md), off the call's path: an end writes
+// nothing more for them. Each batch moves the counts, the customers' kept figures and the cursor in one
+// transaction under an advisory lock, so several instances never count a call twice and a failed batch counts
+// nothing.
+
+const FIGURES_LOCK_ID = 0x63_63_66_67; // "ccfg"
+/** Only calls ended this long ago are read: every end with an earlier end time has committed (or undone itself). */
+export const SETTLE_MS = 10_000;
+/** How far past the cursor one batch looks: a backlog is walked in steps, each reading a bounded range. */
+const STEP_MS = 6 * 60 * 60 * 1000;
+
+export interface CountResult {
+  readonly counted: number;
+  /** Every call ended before `now` less the settling time is counted. */
+  readonly caughtUp: boolean;
+}
+
+/** One batch of at most `batchSize` calls. Undefined when another instance is counting. */
+export function countEndedCalls(db: Db, now: Date, batchSize: number): Promise<CountResult | undefined> {
+  return withSweepLock(db, FIGURES_LOCK_ID, async (trx) => {
+    const progress = await readProgress(trx);
+    const settled = now.getTime() - SETTLE_MS;
+    const cursor = progress?.cursor ?? (await firstCursor(trx, new Date(settled)));
+    const upTo = new Date(Math.min(settled, cursor.endedAt.getTime() + STEP_MS));
+    if (upTo.getTime() < cursor.endedAt.getTime()) return { counted: 0, caughtUp: true };
+    const calls = await endedCallsAfter(trx, cursor, upTo, batchSize);
+    await countCalls(trx, calls);
+    const full = calls.length === batchSize;
+    const last = calls.at(-1);
+    const caughtUp = !full && upTo.getTime() === settled;
+    await writeProgress(trx, {
+      cursor:
+        full && last
+          ? { endedAt: last.call_end, call: { accountId: last.account_id, mode: last.mode, callId: last.call_id } }
+          : { endedAt: upTo },
+      caughtUpAt: caughtUp ? now : progress?.caughtUpAt,
+    });
+    return { counted: calls.length, caughtUp };
+  });
+}
+
+async function countCalls(trx: Db, calls: readonly EndedCallRow[]): Promise<void> {
+  if (calls.length === 0) return;
+  const customers = new Map<string, CustomerKey>();
+  for (const call of calls) {
+    customers.set(call.customer_id, { customerId: call.customer_id, accountId: call.account_id, mode: call.mode });
+  }
+  await lockCustomers(trx, [...customers.keys()]);
+  const figures = await loadCustomerFigures(trx, [...customers.keys()]);
+  const changes = new Map<string, { key: DayCountsKey; counts: DayCounts }>();
+  for (const call of calls) {
+    const add = (day: string, intent: string, change: Parameters<typeof applyChange>[1]) => {
+      const id = JSON.stringify([call.account_id, call.mode, day, intent]);
+      let entry = changes.get(id);
+      if (!entry) {
+        entry = { key: { accountId: call.account_id, mode: call.mode, day, intent }, counts: emptyCounts() };
+        changes.set(id, entry);
+      }
+      applyChange(entry.counts, change);
+    };
+    const customer = figures.get(call.customer_id);
+    if (!customer) continue;
+    countCall(
+      customer,
+      { start: call.call_start, intents: savedIntents(call.intents), windowDays: call.repeat_window_days },
+      add,
+    );
+  }
+  await addDayCounts(trx, [...changes.values()]);
+  await saveCustomerFigures(trx, [...customers.values()], figures);
+}
+
+/** The intents a call's end saved, as stored with the call. */
+function savedIntents(stored: unknown): { intent: string; status: "open" | "resolved" }[] {
+  const list = typeof stored === "string" ? JSON.parse(stored) : stored;
+  if (!Array.isArray(list)) return [];
+  return list.map((i: { intent: string; status: string }) => ({
+    intent: i.intent,
+    status: i.status === "resolved" ? "resolved" : "open",
+  }));
+}
+
+/** Batches of one pass at most: the next pass goes on with a backlog. */
+const MAX_BATCHES = 100;
+
+export interface ContactFiguresJob {
+  stop(): Promise<void>;
+}
+
+/** Counts every `intervalMs`, batch after batch while calls are left. */
+export function startContactFiguresJob(
+  db: Db,
+  clock: Clock,
+  options: { intervalMs: number; batchSize: number; onError: (error: unknown) => void },
+): ContactFiguresJob {
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const pass = async () => {
+    for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
+      const result = await countEndedCalls(db, clock.now(), options.batchSize);
+      if (result === undefined || result.caughtUp) return;
+    }
+  };
+  const timer = setInterval(() => {
+    running = running.then(pass).catch(options.onError);
+  }, options.intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
