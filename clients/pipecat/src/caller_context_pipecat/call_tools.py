@@ -14,19 +14,21 @@ from pipecat.adapters.llm.schemas.function_schema import FunctionSchema
 from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.services.llm_service import FunctionCallParams
 
-from .call_memory import CallerClaim, CallMemory
-
-IDENTIFY_DESCRIPTION = (
-    "Call when the caller tells you who they are (their account number, or the phone number on their account). "
-    "Returns what may be shared with them; details that need verification stay held back unless the "
-    "application has verified the caller."
+from caller_context import CallerClaim
+from caller_context.agent_tools import (
+    ACCOUNT_NUMBER_DESCRIPTION,
+    ASK_WHO,
+    IDENTIFY_DESCRIPTION,
+    INTENT_DESCRIPTION,
+    PHONE_NUMBER_DESCRIPTION,
+    RECORD_DESCRIPTION,
+    RECORDED,
+    STATUS_DESCRIPTION,
+    SUMMARY_DESCRIPTION,
+    VARIABLES_DESCRIPTION,
 )
 
-RECORD_DESCRIPTION = (
-    "Record the topic of the call and whether it was resolved, plus facts worth remembering for the next call "
-    "(not card numbers, passwords or national ids). Call it before the call ends; a later call replaces the "
-    "topic's status."
-)
+from .call_memory import CallMemory
 
 
 def create_call_tools(memory: CallMemory) -> ToolsSchema:
@@ -39,7 +41,7 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
             phone_number=_text(params.arguments.get("phone_number")),
         )
         if claim.account_number is None and claim.phone_number is None:
-            await params.result_callback("Ask the caller for their account number or phone number first.")
+            await params.result_callback(ASK_WHO)
             return
         await params.result_callback(await memory.identify(claim))
 
@@ -52,11 +54,11 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
         properties={
             "account_number": {
                 "type": ["string", "null"],
-                "description": "The account number the caller gave, if any",
+                "description": ACCOUNT_NUMBER_DESCRIPTION,
             },
             "phone_number": {
                 "type": ["string", "null"],
-                "description": "The phone number on the caller's account, in E.164, if given",
+                "description": PHONE_NUMBER_DESCRIPTION,
             },
         },
         required=["account_number", "phone_number"],
@@ -66,11 +68,11 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
         name="record_call_outcome",
         description=RECORD_DESCRIPTION,
         properties={
-            "intent": {"type": "string", "description": "Short snake_case topic, e.g. billing_question"},
+            "intent": {"type": "string", "description": INTENT_DESCRIPTION},
             "status": {
                 "type": "string",
                 "enum": ["open", "resolved"],
-                "description": "resolved when the caller's need was met during this call",
+                "description": STATUS_DESCRIPTION,
             },
             "variables": {
                 "type": ["array", "null"],
@@ -79,11 +81,11 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
                     "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
                     "required": ["name", "value"],
                 },
-                "description": "Facts to remember, e.g. preferred_name",
+                "description": VARIABLES_DESCRIPTION,
             },
             "summary": {
                 "type": ["string", "null"],
-                "description": "One or two sentences about this call, for whoever takes the caller's next call",
+                "description": SUMMARY_DESCRIPTION,
             },
         },
         required=["intent", "status", "variables", "summary"],
@@ -106,7 +108,7 @@ def record_outcome(memory: CallMemory, arguments: Mapping[str, Any]) -> str:
     summary = _text(arguments.get("summary"))
     if summary is not None:
         memory.set_summary(summary)
-    return "Recorded."
+    return RECORDED
 
 
 def _text(value: Any) -> str | None:
