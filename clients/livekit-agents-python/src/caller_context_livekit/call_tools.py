@@ -15,18 +15,7 @@ from livekit.agents import function_tool, llm
 from pydantic import BaseModel, Field
 
 from caller_context import CallerClaim
-from caller_context.agent_tools import (
-    ACCOUNT_NUMBER_DESCRIPTION,
-    ASK_WHO,
-    IDENTIFY_DESCRIPTION,
-    INTENT_DESCRIPTION,
-    PHONE_NUMBER_DESCRIPTION,
-    RECORD_DESCRIPTION,
-    RECORDED,
-    STATUS_DESCRIPTION,
-    SUMMARY_DESCRIPTION,
-    VARIABLES_DESCRIPTION,
-)
+from caller_context import agent_tools as words
 from caller_context.inputs import IntentStatus
 
 
@@ -50,24 +39,24 @@ def create_call_tools(
     """`identify_caller` and `record_call_outcome`, for `Agent(tools=...)` (the list type Agent takes)."""
 
     async def identify_caller(
-        account_number: Annotated[str | None, Field(description=ACCOUNT_NUMBER_DESCRIPTION)],
-        phone_number: Annotated[str | None, Field(description=PHONE_NUMBER_DESCRIPTION)],
+        account_number: Annotated[str | None, Field(description=words.ACCOUNT_NUMBER_DESCRIPTION)],
+        phone_number: Annotated[str | None, Field(description=words.PHONE_NUMBER_DESCRIPTION)],
     ) -> str:
         if not account_number and not phone_number:
-            return ASK_WHO
+            return words.ASK_WHO
         return await identify(CallerClaim(account_number=account_number or None, phone_number=phone_number or None))
 
     async def record_call_outcome(
-        intent: Annotated[str, Field(description=INTENT_DESCRIPTION)],
-        status: Annotated[IntentStatus, Field(description=STATUS_DESCRIPTION)],
-        variables: Annotated[list[RememberedFact] | None, Field(description=VARIABLES_DESCRIPTION)] = None,
-        summary: Annotated[str | None, Field(description=SUMMARY_DESCRIPTION)] = None,
+        intent: Annotated[str, Field(description=words.INTENT_DESCRIPTION)],
+        status: Annotated[IntentStatus, Field(description=words.STATUS_DESCRIPTION)],
+        variables: Annotated[list[RememberedFact] | None, Field(description=words.VARIABLES_DESCRIPTION)] = None,
+        summary: Annotated[str | None, Field(description=words.SUMMARY_DESCRIPTION)] = None,
     ) -> str:
         facts = {fact.name: fact.value for fact in variables or ()}
         record(CallOutcome(intent=intent, status=status, variables=facts, summary=summary or None))
-        return RECORDED
+        return words.RECORDED
 
     return [
-        function_tool(identify_caller, name="identify_caller", description=IDENTIFY_DESCRIPTION),
-        function_tool(record_call_outcome, name="record_call_outcome", description=RECORD_DESCRIPTION),
+        function_tool(identify_caller, name="identify_caller", description=words.IDENTIFY_DESCRIPTION),
+        function_tool(record_call_outcome, name="record_call_outcome", description=words.RECORD_DESCRIPTION),
     ]

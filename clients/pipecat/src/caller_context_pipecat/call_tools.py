@@ -15,18 +15,7 @@ from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.services.llm_service import FunctionCallParams
 
 from caller_context import CallerClaim
-from caller_context.agent_tools import (
-    ACCOUNT_NUMBER_DESCRIPTION,
-    ASK_WHO,
-    IDENTIFY_DESCRIPTION,
-    INTENT_DESCRIPTION,
-    PHONE_NUMBER_DESCRIPTION,
-    RECORD_DESCRIPTION,
-    RECORDED,
-    STATUS_DESCRIPTION,
-    SUMMARY_DESCRIPTION,
-    VARIABLES_DESCRIPTION,
-)
+from caller_context import agent_tools as words
 
 from .call_memory import CallMemory
 
@@ -41,7 +30,7 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
             phone_number=_text(params.arguments.get("phone_number")),
         )
         if claim.account_number is None and claim.phone_number is None:
-            await params.result_callback(ASK_WHO)
+            await params.result_callback(words.ASK_WHO)
             return
         await params.result_callback(await memory.identify(claim))
 
@@ -50,15 +39,15 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
 
     identify = FunctionSchema(
         name="identify_caller",
-        description=IDENTIFY_DESCRIPTION,
+        description=words.IDENTIFY_DESCRIPTION,
         properties={
             "account_number": {
                 "type": ["string", "null"],
-                "description": ACCOUNT_NUMBER_DESCRIPTION,
+                "description": words.ACCOUNT_NUMBER_DESCRIPTION,
             },
             "phone_number": {
                 "type": ["string", "null"],
-                "description": PHONE_NUMBER_DESCRIPTION,
+                "description": words.PHONE_NUMBER_DESCRIPTION,
             },
         },
         required=["account_number", "phone_number"],
@@ -66,13 +55,13 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
     )
     record = FunctionSchema(
         name="record_call_outcome",
-        description=RECORD_DESCRIPTION,
+        description=words.RECORD_DESCRIPTION,
         properties={
-            "intent": {"type": "string", "description": INTENT_DESCRIPTION},
+            "intent": {"type": "string", "description": words.INTENT_DESCRIPTION},
             "status": {
                 "type": "string",
                 "enum": ["open", "resolved"],
-                "description": STATUS_DESCRIPTION,
+                "description": words.STATUS_DESCRIPTION,
             },
             "variables": {
                 "type": ["array", "null"],
@@ -81,11 +70,11 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
                     "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
                     "required": ["name", "value"],
                 },
-                "description": VARIABLES_DESCRIPTION,
+                "description": words.VARIABLES_DESCRIPTION,
             },
             "summary": {
                 "type": ["string", "null"],
-                "description": SUMMARY_DESCRIPTION,
+                "description": words.SUMMARY_DESCRIPTION,
             },
         },
         required=["intent", "status", "variables", "summary"],
@@ -108,7 +97,7 @@ def record_outcome(memory: CallMemory, arguments: Mapping[str, Any]) -> str:
     summary = _text(arguments.get("summary"))
     if summary is not None:
         memory.set_summary(summary)
-    return RECORDED
+    return words.RECORDED
 
 
 def _text(value: Any) -> str | None:
