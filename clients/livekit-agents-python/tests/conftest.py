@@ -1,35 +1,5 @@
-"""The real service, started from this checkout as the Python client's tests start it (../python/tests/service.py):
-on the embedded database, or on a fresh PostgreSQL database when PG_TEST_URL names a server."""
+"""The real service, started from this checkout as the Python client's tests start it: its fixtures
+(../python/tests/service_fixtures.py, on the test path) on the embedded database, or on a fresh PostgreSQL database
+when PG_TEST_URL names a server."""
 
-from __future__ import annotations
-
-from collections.abc import Iterator
-
-import pytest
-
-from service import Account, Admin, ServiceProcess, create_database, start_service
-
-
-@pytest.fixture(scope="session")
-def service() -> Iterator[ServiceProcess]:
-    database = create_database()
-    running = start_service(database.env)
-    print(f"\nservice at {running.url} on {'PostgreSQL' if database.name else 'the embedded database'}")
-    try:
-        yield running
-    finally:
-        running.stop()
-        database.drop()
-
-
-@pytest.fixture(scope="session")
-def admin(service: ServiceProcess) -> Iterator[Admin]:
-    client = Admin(service.url)
-    yield client
-    client.close()
-
-
-@pytest.fixture
-def account(admin: Admin) -> Account:
-    """A fresh account and key per test: customers and quotas never leak between tests."""
-    return admin.create_account()
+pytest_plugins = ["service_fixtures"]

@@ -1,8 +1,9 @@
 """Caller Context for LiveKit Agents (Python): the SIP caller's memory, under the rules of docs/integrations.md."""
 
+from caller_context import CallerClaim, RenderOptions, render_caller_context
+
 from .call_memory import DEFAULT_START_BUDGET_S, CallMemory, HasAttributes, HasShutdownCallbacks
-from .call_tools import CallerClaim, CallOutcome, RememberedFact, create_call_tools
-from .context_rendering import RenderOptions, render_caller_context
+from .call_tools import CallOutcome, RememberedFact, create_call_tools
 from .job_memory import start_call_memory, wait_for_sip_caller
 from .sip_attributes import NotASipCallerError, SipStart, SipStartOptions, start_request_from_sip
 

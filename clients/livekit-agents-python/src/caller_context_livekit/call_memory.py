@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Protocol
 
 from livekit.agents import llm
@@ -19,14 +19,17 @@ from livekit.agents import llm
 from caller_context import (
     AsyncCallerContextClient,
     CallContext,
+    CallerClaim,
+    CallNotes,
     EndedCall,
-    IdentityHints,
-    IntentUpdate,
-    VariableUpdate,
+    RenderOptions,
+    VerifyCaller,
+    render_caller_context,
 )
+from caller_context.agent_tools import LOOKUP_FAILED, NO_RECORDS
+from caller_context.caller_claims import claim_hints, verified_by
 
-from .call_tools import CallerClaim, CallOutcome, IntentStatus, create_call_tools
-from .context_rendering import RenderOptions, render_caller_context
+from .call_tools import CallOutcome, create_call_tools
 from .sip_attributes import NotASipCallerError, SipStart, SipStartOptions, start_request_from_sip
 
 logger = logging.getLogger("caller_context_livekit")
@@ -55,7 +58,7 @@ def warn_end_failed(error: BaseException) -> None:
     logger.warning("caller context: the call's end failed: %s: %s", type(error).__name__, error)
 
 
-class CallMemory:
+class CallMemory(CallNotes):
     """The memory of one call.
 
     `verify_caller` is the application's own check that the caller is who they claim (a PIN, a one-time code, a
@@ -71,13 +74,14 @@ class CallMemory:
         client: AsyncCallerContextClient,
         participant: HasAttributes | None,
         *,
-        verify_caller: Callable[[CallerClaim], Awaitable[bool]] | None = None,
+        verify_caller: VerifyCaller | None = None,
         start_budget: float = DEFAULT_START_BUDGET_S,
         on_start_failed: Callable[[BaseException], None] = warn_start_failed,
         sip: SipStartOptions | None = None,
         rendering: RenderOptions | None = None,
         identify_key: str = "account_number",
     ) -> None:
+        super().__init__()
         self._client = client
         self._verify_caller = verify_caller
         self._start_budget = start_budget
@@ -95,9 +99,6 @@ class CallMemory:
             self._not_sip = error
         self._starting: asyncio.Task[CallContext | None] | None = None
         self._latest: CallContext | None = None
-        self._intents: dict[str, IntentStatus] = {}
-        self._variables: dict[str, str] = {}
-        self._summary: str | None = None
         # One key for every attempt at this call's end, however often and from wherever it is retried.
         self._end_key = f"livekit-end-{uuid.uuid4()}"
         self._ending: asyncio.Task[EndedCall | None] | None = None
@@ -152,17 +153,6 @@ class CallMemory:
             chat_ctx.add_message(role="system", content=self.context_text)
         return chat_ctx
 
-    def record_intent(self, intent: str, status: IntentStatus) -> None:
-        """Records an intent to save at the end; a later record of the same intent replaces it."""
-        self._intents[intent] = status
-
-    def set_variable(self, name: str, value: str) -> None:
-        self._variables[name] = value
-
-    def set_summary(self, summary: str) -> None:
-        """The call's summary, sent with the end; the caller's next start and identify recall it in recent_calls."""
-        self._summary = summary
-
     async def end(self) -> EndedCall | None:
         """Ends the call with what was recorded. Concurrent and later calls share one end; an end that failed is sent
         again by the next call with the same Idempotency-Key, so the service saves it once. None when no start
@@ -177,9 +167,9 @@ class CallMemory:
         return await self._client.end(
             call_id,
             customer_ref=customer_ref,
-            intent_updates=[IntentUpdate(intent=intent, status=status) for intent, status in self._intents.items()],
-            variable_updates={name: VariableUpdate(value=value) for name, value in self._variables.items()},
-            summary=self._summary,
+            intent_updates=self.intent_updates,
+            variable_updates=self.variable_updates,
+            summary=self.summary,
             idempotency_key=self._end_key,
         )
 
@@ -201,28 +191,15 @@ class CallMemory:
     async def _identify(self, claim: CallerClaim) -> str:
         # Only a call the service started can move to another customer.
         if self._request is None or self._latest is None:
-            return "No caller records are available on this call."
-        verified = await self._verified(claim)
-        hints = IdentityHints(
-            ani=claim.phone_number,
-            external_ids={self._identify_key: claim.account_number} if claim.account_number else {},
-        )
+            return NO_RECORDS
+        verified = await verified_by(self._verify_caller, claim, self._report)
+        hints = claim_hints(claim, self._identify_key)
         try:
             self._latest = await self._client.identify(self._request.call_id, hints, verified=verified)
         except Exception as error:
             self._report(error)
-            return "The caller could not be looked up just now; carry on without it."
+            return LOOKUP_FAILED
         return self.context_text
-
-    async def _verified(self, claim: CallerClaim) -> bool:
-        """Only the application's check makes a spoken claim a verified one; a check that fails says no."""
-        if self._verify_caller is None:
-            return False
-        try:
-            return (await self._verify_caller(claim)) is True
-        except Exception as error:
-            self._report(error)
-            return False
 
     def _record(self, outcome: CallOutcome) -> None:
         self.record_intent(outcome.intent, outcome.status)

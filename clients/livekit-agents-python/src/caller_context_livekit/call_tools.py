@@ -9,20 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated
 
 from livekit.agents import function_tool, llm
 from pydantic import BaseModel, Field
 
-IntentStatus = Literal["open", "resolved"]
-
-
-@dataclass(frozen=True)
-class CallerClaim:
-    """What the caller said about who they are, as the identify tool received it."""
-
-    account_number: str | None = None
-    phone_number: str | None = None
+from caller_context import CallerClaim
+from caller_context import agent_tools as words
+from caller_context.inputs import IntentStatus
 
 
 @dataclass(frozen=True)
@@ -38,18 +32,6 @@ class RememberedFact(BaseModel):
     value: str
 
 
-IDENTIFY_DESCRIPTION = (
-    "Call when the caller tells you who they are (their account number, or the phone number on their account). "
-    "Returns what may be shared with them; details that need verification stay held back unless the "
-    "application has verified the caller."
-)
-RECORD_DESCRIPTION = (
-    "Record the topic of the call and whether it was resolved, plus facts worth remembering for the next call "
-    "(not card numbers, passwords or national ids). Call it before the call ends; a later call replaces the topic's "
-    "status."
-)
-
-
 def create_call_tools(
     identify: Callable[[CallerClaim], Awaitable[str]],
     record: Callable[[CallOutcome], None],
@@ -57,31 +39,24 @@ def create_call_tools(
     """`identify_caller` and `record_call_outcome`, for `Agent(tools=...)` (the list type Agent takes)."""
 
     async def identify_caller(
-        account_number: Annotated[str | None, Field(description="The account number the caller gave, if any")],
-        phone_number: Annotated[
-            str | None, Field(description="The phone number on the caller's account, in E.164, if given")
-        ],
+        account_number: Annotated[str | None, Field(description=words.ACCOUNT_NUMBER_DESCRIPTION)],
+        phone_number: Annotated[str | None, Field(description=words.PHONE_NUMBER_DESCRIPTION)],
     ) -> str:
         if not account_number and not phone_number:
-            return "Ask the caller for their account number or phone number first."
+            return words.ASK_WHO
         return await identify(CallerClaim(account_number=account_number or None, phone_number=phone_number or None))
 
     async def record_call_outcome(
-        intent: Annotated[str, Field(description="Short snake_case topic, e.g. billing_question")],
-        status: Annotated[IntentStatus, Field(description="resolved when the caller's need was met during this call")],
-        variables: Annotated[
-            list[RememberedFact] | None, Field(description="Facts to remember, e.g. preferred_name")
-        ] = None,
-        summary: Annotated[
-            str | None,
-            Field(description="One or two sentences about this call, for whoever takes the caller's next call"),
-        ] = None,
+        intent: Annotated[str, Field(description=words.INTENT_DESCRIPTION)],
+        status: Annotated[IntentStatus, Field(description=words.STATUS_DESCRIPTION)],
+        variables: Annotated[list[RememberedFact] | None, Field(description=words.VARIABLES_DESCRIPTION)] = None,
+        summary: Annotated[str | None, Field(description=words.SUMMARY_DESCRIPTION)] = None,
     ) -> str:
         facts = {fact.name: fact.value for fact in variables or ()}
         record(CallOutcome(intent=intent, status=status, variables=facts, summary=summary or None))
-        return "Recorded."
+        return words.RECORDED
 
     return [
-        function_tool(identify_caller, name="identify_caller", description=IDENTIFY_DESCRIPTION),
-        function_tool(record_call_outcome, name="record_call_outcome", description=RECORD_DESCRIPTION),
+        function_tool(identify_caller, name="identify_caller", description=words.IDENTIFY_DESCRIPTION),
+        function_tool(record_call_outcome, name="record_call_outcome", description=words.RECORD_DESCRIPTION),
     ]

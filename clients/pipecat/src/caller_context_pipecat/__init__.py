@@ -1,5 +1,7 @@
 """Caller Context for pipecat: the caller's memory in the LLM context, never holding the call."""
 
+from caller_context import CallerClaim, RenderOptions, VerifyCaller, render_caller_context
+
 from .call_line import (
     CallLine,
     NotAPhoneCallError,
@@ -8,9 +10,8 @@ from .call_line import (
     line_from_telnyx_start,
     line_from_twilio_start,
 )
-from .call_memory import DEFAULT_START_BUDGET_S, CallerClaim, CallMemory, VerifyCaller
+from .call_memory import DEFAULT_START_BUDGET_S, CallMemory
 from .call_tools import create_call_tools
-from .context_rendering import RenderOptions, render_caller_context
 from .processor import CallerContextProcessor
 from .start_outcome import START_OUTCOMES, StartOutcome
 

@@ -12,43 +12,30 @@ The rules (docs/integrations.md):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from loguru import logger
 
 from caller_context import (
     AsyncCallerContextClient,
     CallContext,
+    CallerClaim,
     CallerContextError,
+    CallNotes,
     EndedCall,
-    IdentityHints,
-    IntentUpdate,
-    VariableUpdate,
+    RenderOptions,
+    VerifyCaller,
+    render_caller_context,
 )
-from caller_context.inputs import IntentStatus
+from caller_context.agent_tools import LOOKUP_FAILED, NO_RECORDS
+from caller_context.caller_claims import claim_hints, verified_by
 
 from .call_line import CallLine
-from .context_rendering import RenderOptions, render_caller_context
 from .start_outcome import START_OUTCOMES, StartOutcome, outcome_of
 
 DEFAULT_START_BUDGET_S = 0.8
 
 
-@dataclass(frozen=True)
-class CallerClaim:
-    """What the caller said about who they are, as the identify tool received it."""
-
-    account_number: str | None = None
-    phone_number: str | None = None
-
-
-VerifyCaller = Callable[[CallerClaim], Awaitable[bool]]
-"""The application's own check that the caller is who they claim: a PIN or one-time code it checked, an
-authenticated channel. Answering True is the only way an identify is sent verified."""
-
-
-class CallMemory:
+class CallMemory(CallNotes):
     def __init__(
         self,
         client: AsyncCallerContextClient,
@@ -59,6 +46,7 @@ class CallMemory:
         identify_key: str = "account_number",
         render_options: RenderOptions | None = None,
     ) -> None:
+        super().__init__()
         self._client = client
         self._line = line
         self._start_budget = start_budget
@@ -69,9 +57,6 @@ class CallMemory:
         self._starting: asyncio.Task[CallContext | None] | None = None
         self._ending: asyncio.Task[EndedCall | None] | None = None
         self._latest: CallContext | None = None
-        self._intents: dict[str, IntentStatus] = {}
-        self._variables: dict[str, str] = {}
-        self._summary: str | None = None
         self.start_outcome: StartOutcome | None = None
 
     def start(self) -> asyncio.Task[CallContext | None]:
@@ -121,37 +106,15 @@ class CallMemory:
     async def identify(self, claim: CallerClaim) -> str:
         """Identifies the caller again from what they said; the new context text, for the model."""
         if self._line is None or self._latest is None:
-            return "No caller records are available on this call."
-        external_ids = {self.identify_key: claim.account_number} if claim.account_number else {}
-        hints = IdentityHints(ani=claim.phone_number, external_ids=external_ids)
-        verified = await self._verified(claim)
+            return NO_RECORDS
+        hints = claim_hints(claim, self.identify_key)
+        verified = await verified_by(self._verify_caller, claim, _warn_verify_failed)
         try:
             self._latest = await self._client.identify(self._line.call_id, hints, verified=verified)
         except CallerContextError as error:
             logger.warning(f"caller context: identify failed: {error.code} ({error.status}): {error.message}")
-            return "The caller could not be looked up just now; carry on without it."
+            return LOOKUP_FAILED
         return self.context_text
-
-    async def _verified(self, claim: CallerClaim) -> bool:
-        # Only the application's check makes a spoken claim a verified one; a check that fails says no.
-        if self._verify_caller is None:
-            return False
-        try:
-            return (await self._verify_caller(claim)) is True
-        except Exception as error:
-            logger.warning(f"caller context: the verification check failed, identifying unverified: {error!r}")
-            return False
-
-    def record_intent(self, intent: str, status: IntentStatus) -> None:
-        """An intent to save at the end; a later record of the same intent replaces it."""
-        self._intents[intent] = status
-
-    def set_variable(self, name: str, value: str) -> None:
-        self._variables[name] = value
-
-    def set_summary(self, summary: str) -> None:
-        """The call's summary, sent with the end; later starts and identifies recall it in `recent_calls`."""
-        self._summary = summary
 
     def end(self) -> asyncio.Task[EndedCall | None]:
         """Ends the call once with what was recorded; later calls return the same task."""
@@ -168,9 +131,9 @@ class CallMemory:
             ended = await self._client.end(
                 self._line.call_id,
                 customer_ref=self._latest.customer_ref,
-                intent_updates=[IntentUpdate(intent, status) for intent, status in self._intents.items()],
-                variable_updates={name: VariableUpdate(value) for name, value in self._variables.items()},
-                summary=self._summary,
+                intent_updates=self.intent_updates,
+                variable_updates=self.variable_updates,
+                summary=self.summary,
                 # The same key on every retry and from any process that sends this end again: saved once.
                 idempotency_key=f"end-{self._line.call_id}",
             )
@@ -181,3 +144,7 @@ class CallMemory:
             return None
         logger.info(f"caller context: call {ended.call_id} ended")
         return ended
+
+
+def _warn_verify_failed(error: BaseException) -> None:
+    logger.warning(f"caller context: the verification check failed, identifying unverified: {error!r}")

@@ -14,19 +14,10 @@ from pipecat.adapters.llm.schemas.function_schema import FunctionSchema
 from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.services.llm_service import FunctionCallParams
 
-from .call_memory import CallerClaim, CallMemory
+from caller_context import CallerClaim
+from caller_context import agent_tools as words
 
-IDENTIFY_DESCRIPTION = (
-    "Call when the caller tells you who they are (their account number, or the phone number on their account). "
-    "Returns what may be shared with them; details that need verification stay held back unless the "
-    "application has verified the caller."
-)
-
-RECORD_DESCRIPTION = (
-    "Record the topic of the call and whether it was resolved, plus facts worth remembering for the next call "
-    "(not card numbers, passwords or national ids). Call it before the call ends; a later call replaces the "
-    "topic's status."
-)
+from .call_memory import CallMemory
 
 
 def create_call_tools(memory: CallMemory) -> ToolsSchema:
@@ -39,7 +30,7 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
             phone_number=_text(params.arguments.get("phone_number")),
         )
         if claim.account_number is None and claim.phone_number is None:
-            await params.result_callback("Ask the caller for their account number or phone number first.")
+            await params.result_callback(words.ASK_WHO)
             return
         await params.result_callback(await memory.identify(claim))
 
@@ -48,15 +39,15 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
 
     identify = FunctionSchema(
         name="identify_caller",
-        description=IDENTIFY_DESCRIPTION,
+        description=words.IDENTIFY_DESCRIPTION,
         properties={
             "account_number": {
                 "type": ["string", "null"],
-                "description": "The account number the caller gave, if any",
+                "description": words.ACCOUNT_NUMBER_DESCRIPTION,
             },
             "phone_number": {
                 "type": ["string", "null"],
-                "description": "The phone number on the caller's account, in E.164, if given",
+                "description": words.PHONE_NUMBER_DESCRIPTION,
             },
         },
         required=["account_number", "phone_number"],
@@ -64,13 +55,13 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
     )
     record = FunctionSchema(
         name="record_call_outcome",
-        description=RECORD_DESCRIPTION,
+        description=words.RECORD_DESCRIPTION,
         properties={
-            "intent": {"type": "string", "description": "Short snake_case topic, e.g. billing_question"},
+            "intent": {"type": "string", "description": words.INTENT_DESCRIPTION},
             "status": {
                 "type": "string",
                 "enum": ["open", "resolved"],
-                "description": "resolved when the caller's need was met during this call",
+                "description": words.STATUS_DESCRIPTION,
             },
             "variables": {
                 "type": ["array", "null"],
@@ -79,11 +70,11 @@ def create_call_tools(memory: CallMemory) -> ToolsSchema:
                     "properties": {"name": {"type": "string"}, "value": {"type": "string"}},
                     "required": ["name", "value"],
                 },
-                "description": "Facts to remember, e.g. preferred_name",
+                "description": words.VARIABLES_DESCRIPTION,
             },
             "summary": {
                 "type": ["string", "null"],
-                "description": "One or two sentences about this call, for whoever takes the caller's next call",
+                "description": words.SUMMARY_DESCRIPTION,
             },
         },
         required=["intent", "status", "variables", "summary"],
@@ -106,7 +97,7 @@ def record_outcome(memory: CallMemory, arguments: Mapping[str, Any]) -> str:
     summary = _text(arguments.get("summary"))
     if summary is not None:
         memory.set_summary(summary)
-    return "Recorded."
+    return words.RECORDED
 
 
 def _text(value: Any) -> str | None:

@@ -1,6 +1,9 @@
 """Python client of the Caller Context service (REST API, sync and asyncio)."""
 
+from .agent_context import RenderOptions, render_caller_context
 from .async_client import AsyncCallerContextClient, AsyncCustomerRecords
+from .call_notes import CallNotes
+from .caller_claims import CallerClaim, VerifyCaller
 from .client import CallerContextClient, CustomerRecords
 from .errors import (
     AuthenticationError,
@@ -47,6 +50,8 @@ __all__ = [
     "AuthenticationError",
     "CallContext",
     "CallIntent",
+    "CallNotes",
+    "CallerClaim",
     "CallerContextClient",
     "CallerContextError",
     "ConflictError",
@@ -74,6 +79,7 @@ __all__ = [
     "RateLimitUsage",
     "RateLimitedError",
     "RecentCall",
+    "RenderOptions",
     "Resolution",
     "ResolvedIntent",
     "RetryPolicy",
@@ -84,4 +90,6 @@ __all__ = [
     "ValidationIssue",
     "Variable",
     "VariableUpdate",
+    "VerifyCaller",
+    "render_caller_context",
 ]

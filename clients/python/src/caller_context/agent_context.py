@@ -1,8 +1,9 @@
-"""The caller's context as text an LLM reads, in the words of the LiveKit integration (context-rendering.ts).
+"""The caller's context as text an LLM reads, in the words of the LiveKit integration (context-rendering.ts), for
+every Python voice-agent integration (caller-context-livekit, caller-context-pipecat) to give its model.
 
-Who the service thinks the caller is and how to treat that, what earlier calls left open, the stored variables,
-the names of those held back until the caller is verified, and the summaries of the latest calls. Every section
-can be narrowed or the whole text replaced (`render`).
+Who the service thinks the caller is and how to treat that, what earlier calls left open, the stored variables, the
+names of those held back until the caller is verified (never their values: the service does not send them), and the
+summaries of the latest calls. Every section can be narrowed or the whole text replaced (`render`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from caller_context import CallContext
+from .models import CallContext
 
 GUIDANCE = {
     "reuse": "Known caller: use the context below without asking them to prove who they are.",
@@ -30,12 +31,14 @@ LEVELS = {"low": "low", "medium": "medium", "high": "high", "very_high": "very h
 @dataclass(frozen=True)
 class RenderOptions:
     summary_variable: str = "last_call_summary"
-    """The variable holding the latest call's summary, shown apart from the others."""
+    """A variable shown apart as "Summary of the last call" (summaries saved as a variable before ends carried
+    them)."""
     include_variable: Callable[[str], bool] | None = None
     """Which variables to show (default: all)."""
     heading: str = "# Caller context"
+    """The first line."""
     render: Callable[[CallContext], str] | None = None
-    """Replaces the whole rendering."""
+    """Replaces the whole text."""
 
 
 def render_caller_context(answer: CallContext, options: RenderOptions | None = None) -> str:
