@@ -16,6 +16,46 @@ export interface paths {
         /**
          * StartCall
          * @description Identifies the caller and returns their stored context.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/calls/start \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY" -H 'Content-Type: application/json' \
+         *       -d '{"call_id": "call-0001", "identity_hints": {"ani": "+14155550123"}, "telco": {"line_type": "mobile"}}'
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const call = await callers.start({ callId: "call-0001", identityHints: { ani: "+14155550123" } });
+         *     console.log(
+         *       call.customerRef,
+         *       call.identity?.recommendation,
+         *       call.openIntents.map((intent) => intent.intent),
+         *     );
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient, IdentityHints, Telco
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         call = callers.start("call-0001", IdentityHints(ani="+14155550123"), telco=Telco(line_type="mobile"))
+         *         print(call.customer_ref, call.identity.recommendation, [intent.intent for intent in call.open_intents])
+         *     ```
          */
         post: operations["startCall"];
         delete?: never;
@@ -36,6 +76,57 @@ export interface paths {
         /**
          * EndCall
          * @description Closes the call and saves its intents and variables. Send the `idempotency-key` header (or `x-idempotency-key`) to make retries safe.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/calls/end \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY" -H 'Content-Type: application/json' \
+         *       -H 'Idempotency-Key: end-call-0001' \
+         *       -d '{"call_id": "call-0001", "customer_ref": "6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c", "intent": "billing_question",
+         *            "intent_status": "open", "variables": {"preferred_name": "Ann"}, "summary": "Asked about a charge."}'
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const ended = await callers.end({
+         *       callId: "call-0001",
+         *       customerRef: "6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c",
+         *       intent: "billing_question",
+         *       variables: { preferred_name: "Ann" },
+         *       summary: "Asked about a charge.",
+         *     });
+         *     console.log(ended.customerRef, ended.intentsUpdated, ended.variablesUpdated);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         ended = callers.end(
+         *             "call-0001",
+         *             customer_ref="6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c",
+         *             intent="billing_question",
+         *             intent_status="open",
+         *             variables={"preferred_name": "Ann"},
+         *             summary="Asked about a charge.",
+         *         )
+         *         print(ended.customer_ref, ended.intents_updated, ended.variables_updated)
+         *     ```
          */
         post: operations["endCall"];
         delete?: never;
@@ -56,6 +147,46 @@ export interface paths {
         /**
          * IdentifyCall
          * @description Identifies the caller of a started call again, with what was learnt during the call; the call then belongs to the customer found. Billed.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/calls/identify \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY" -H 'Content-Type: application/json' \
+         *       -d '{"call_id": "call-0001", "identity_hints": {"external_ids": {"account_number": "AC-1001"}}, "verified": true}'
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const call = await callers.identify({
+         *       callId: "call-0001",
+         *       identityHints: { externalIds: { account_number: "AC-1001" } },
+         *       verified: true,
+         *     });
+         *     console.log(call.customerRef, call.identity?.confidence);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient, IdentityHints
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         call = callers.identify("call-0001", IdentityHints(external_ids={"account_number": "AC-1001"}), verified=True)
+         *         print(call.customer_ref, call.identity.confidence)
+         *     ```
          */
         post: operations["identifyCall"];
         delete?: never;
@@ -74,6 +205,40 @@ export interface paths {
         /**
          * GetUsage
          * @description The quota and rate limit left to the calling key's account. Neither billed nor counted against the rate limit.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/usage -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const usage = await callers.usage();
+         *     console.log(usage.quota?.remaining, usage.rateLimit?.limit);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         usage = callers.usage()
+         *         print(usage)
+         *     ```
          */
         get: operations["getUsage"];
         put?: never;
@@ -94,6 +259,41 @@ export interface paths {
         /**
          * GetContactFigures
          * @description The contact-centre figures of the key's account and data mode (docs/analytics.md): first-contact resolution and repeat contacts over the UTC days from..to (at most 366), overall, by intent and by day, each paired with the period of the same length just before. Not billed.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' 'http://127.0.0.1:8080/v1/analytics/contact-figures?from=2026-11-01&to=2026-11-30' \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const figures = await callers.contactFigures({ from: "2026-11-01", to: "2026-11-30" });
+         *     console.log(figures.overall, figures.byIntent.length, figures.repeatWindowDays);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         figures = callers.contact_figures("2026-11-01", "2026-11-30")
+         *         print(figures["overall"], figures["repeat_window_days"])
+         *     ```
          */
         get: operations["getContactFigures"];
         put?: never;
@@ -114,6 +314,40 @@ export interface paths {
         /**
          * ExportContactFigures
          * @description The same figures as CSV text: one row overall, one per intent and one per day, with the previous period's figures beside each. Not billed.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' 'http://127.0.0.1:8080/v1/analytics/contact-figures/csv?from=2026-11-01&to=2026-11-30' \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const exported = await callers.contactFiguresCsv({ from: "2026-11-01", to: "2026-11-30" });
+         *     console.log(exported.csv);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         print(callers.contact_figures_csv("2026-11-01", "2026-11-30"))
+         *     ```
          */
         get: operations["exportContactFigures"];
         put?: never;
@@ -134,6 +368,40 @@ export interface paths {
         /**
          * GetCustomer
          * @description The customer's record: identifiers, intents, live variables, latest calls.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/customers/6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const customer = await callers.customers.get("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c");
+         *     console.log(customer.customerRef, customer.identifiers?.ani);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         customer = callers.customers.get("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c")
+         *         print(customer.customer_ref, customer.identifiers)
+         *     ```
          */
         get: operations["getCustomer"];
         put?: never;
@@ -141,6 +409,40 @@ export interface paths {
         /**
          * EraseCustomer
          * @description Erases the customer and everything that holds their data. Not billed.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' -X DELETE http://127.0.0.1:8080/v1/customers/6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const erased = await callers.customers.erase("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c");
+         *     console.log(erased.customerRef, erased.erased);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         erased = callers.customers.erase("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c")
+         *         print(erased)
+         *     ```
          */
         delete: operations["eraseCustomer"];
         options?: never;
@@ -158,6 +460,40 @@ export interface paths {
         /**
          * ListCustomers
          * @description The customers one number or one external id belongs to.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' 'http://127.0.0.1:8080/v1/customers?ani=%2B14155550123' -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const customers = await callers.customers.list({ ani: "+14155550123" });
+         *     console.log(customers.map((customer) => customer.customerRef));
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         customers = callers.customers.list(ani="+14155550123")
+         *         print([customer.customer_ref for customer in customers])
+         *     ```
          */
         get: operations["listCustomers"];
         put?: never;
@@ -180,6 +516,45 @@ export interface paths {
         /**
          * MergeCustomers
          * @description Moves everything of `from` to the customer; `from` becomes an alias.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/customers/6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c/merge \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY" -H 'Content-Type: application/json' \
+         *       -d '{"from": "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"}'
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const merged = await callers.customers.merge(
+         *       "6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c",
+         *       "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+         *     );
+         *     console.log(merged.customerRef, merged.identifiers?.ani);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         merged = callers.customers.merge("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c", "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d")
+         *         print(merged.customer_ref, merged.identifiers)
+         *     ```
          */
         post: operations["mergeCustomers"];
         delete?: never;
@@ -200,6 +575,40 @@ export interface paths {
         /**
          * ForgetCustomer
          * @description Marks the customer "do not remember": they are erased as by EraseCustomer, and later calls from their numbers and external ids are answered as new callers and save nothing but the call's billing row, until the mark is lifted. The mark keeps only keyed hashes of the identifiers. Not billed.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' -X POST http://127.0.0.1:8080/v1/customers/6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c/forget-me -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const forgotten = await callers.customers.forgetMe("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c");
+         *     console.log(forgotten.customerRef);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         forgotten = callers.customers.forget_me("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c")
+         *         print(forgotten)
+         *     ```
          */
         post: operations["forgetCustomer"];
         delete?: never;
@@ -220,6 +629,42 @@ export interface paths {
         /**
          * LiftForgetMe
          * @description Lifts a "do not remember" mark, named by any one number or external id it covers: the next call from them is remembered again (as a new customer). Not billed.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/customers/forget-me/lift \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY" -H 'Content-Type: application/json' \
+         *       -d '{"ani": "+14155550123"}'
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const lifted = await callers.customers.liftForgetMe({ ani: "+14155550123" });
+         *     console.log(lifted);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         lifted = callers.customers.lift_forget_me(ani="+14155550123")
+         *         print(lifted)
+         *     ```
          */
         post: operations["liftForgetMe"];
         delete?: never;
@@ -241,6 +686,41 @@ export interface paths {
         /**
          * UnlinkIdentifier
          * @description Removes one number or external id from the customer.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' -X DELETE 'http://127.0.0.1:8080/v1/customers/6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c/identifiers?ani=%2B14155550123' \
+         *       -H "Authorization: Bearer $CALLER_CONTEXT_API_KEY"
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     import { createCallerContextClient } from "@caller-context/client";
+         *
+         *     const callers = createCallerContextClient({
+         *       baseUrl: "http://127.0.0.1:8080",
+         *       apiKey: process.env.CALLER_CONTEXT_API_KEY ?? "",
+         *     });
+         *     const unlinked = await callers.customers.unlink("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c", { ani: "+14155550123" });
+         *     console.log(unlinked.customerRef);
+         *     callers.close();
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import os
+         *
+         *     from caller_context import CallerContextClient
+         *
+         *     with CallerContextClient("http://127.0.0.1:8080", os.environ["CALLER_CONTEXT_API_KEY"]) as callers:
+         *         unlinked = callers.customers.unlink("6f1c2a3b-9d4e-4f5a-8b7c-0d1e2f3a4b5c", ani="+14155550123")
+         *         print(unlinked)
+         *     ```
          */
         delete: operations["unlinkIdentifier"];
         options?: never;
@@ -282,6 +762,30 @@ export interface paths {
         /**
          * Check
          * @description Whether the service and its database answer: 200 healthy or degraded, 503 unhealthy. No credential.
+         *
+         *     ### Examples
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -w '\n' http://127.0.0.1:8080/v1/health
+         *     ```
+         *
+         *     **TypeScript**
+         *
+         *     ```ts
+         *     const response = await fetch("http://127.0.0.1:8080/v1/health");
+         *     console.log(response.status, await response.json());
+         *     ```
+         *
+         *     **Python**
+         *
+         *     ```python
+         *     import httpx
+         *
+         *     response = httpx.get("http://127.0.0.1:8080/v1/health")
+         *     print(response.status_code, response.json())
+         *     ```
          */
         get: operations["check"];
         put?: never;
