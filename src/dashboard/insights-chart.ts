@@ -1,4 +1,5 @@
 import type { ContactFigures } from "../analytics/get-contact-figures.ts";
+import { bar, dayLabel, gridLines, niceMax } from "./svg-bar-chart.ts";
 
 // The Insights chart as SVG, drawn on the server: per day a bar of the calls, its repeat contacts stacked on
 // top in another colour. Only numbers and days we produce go into it.
@@ -15,12 +16,7 @@ export function insightsChartSvg(days: readonly { day: string; figures: ContactF
   const barW = Math.max(1.5, slot * 0.7);
   const y = (value: number) => PAD.top + plotH - (value / max) * plotH;
   const parts: string[] = [];
-  for (const tick of [0, max / 2, max]) {
-    parts.push(
-      `<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(tick)}" y2="${y(tick)}"/>`,
-      `<text class="axis" x="${PAD.left - 8}" y="${y(tick) + 4}" text-anchor="end">${tick.toLocaleString("en-US")}</text>`,
-    );
-  }
+  parts.push(...gridLines(y, max, PAD.left, WIDTH - PAD.right));
   const labelEvery = Math.max(1, Math.ceil(days.length / (WIDTH < 600 ? 5 : 10)));
   days.forEach((d, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
@@ -30,22 +26,8 @@ export function insightsChartSvg(days: readonly { day: string; figures: ContactF
     parts.push(bar("first", x, y(first), barW, y(0) - y(first), label));
     parts.push(bar("repeat", x, y(calls), barW, y(first) - y(calls), label));
     if ((days.length - 1 - i) % labelEvery === 0) {
-      parts.push(
-        `<text class="axis" x="${PAD.left + i * slot + slot / 2}" y="${HEIGHT - 8}" text-anchor="middle">${d.day.slice(5)}</text>`,
-      );
+      parts.push(dayLabel(PAD.left + i * slot + slot / 2, HEIGHT, d.day));
     }
   });
   return `<svg class="chart ${WIDTH < 600 ? "narrow" : "wide"}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="Calls per day and their repeat contacts">${parts.join("")}</svg>`;
-}
-
-function bar(kind: string, x: number, y: number, w: number, h: number, label: string): string {
-  if (h <= 0) return "";
-  return `<rect class="${kind}" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${w.toFixed(1)}" height="${h.toFixed(1)}" rx="1.5"><title>${label}</title></rect>`;
-}
-
-/** A round top for the axis: 1, 2, 5 × 10^n. */
-function niceMax(value: number): number {
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (step * power >= value) return Math.max(2, step * power);
-  return value;
 }
