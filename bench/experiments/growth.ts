@@ -13,6 +13,7 @@ import { type BenchDatabase, createBenchDatabase } from "../service/bench-databa
 import { serviceBlocks } from "../service/block-counters.ts";
 import { randomToken } from "../service/server-process.ts";
 import { createService, type Service } from "../service/service.ts";
+import { openStatementBlocks, type StatementBlocks, statementBlocksPerCall } from "../service/statement-blocks.ts";
 
 // `npm run bench:growth`: one account grown through the service's own API, on
 // a freshly migrated database with the server's defaults and nothing analyzed
@@ -59,10 +60,20 @@ interface SizePoint {
   readonly callers: number;
   readonly callsPerSecond: number;
   readonly startP99Ms: number;
+  /** Every session of the database (pg_stat_database): autovacuum's workers too. */
   readonly blocksPerCall: number;
+  /** The service's statements alone (pg_stat_statements), where the server loads it. */
+  readonly statementBlocksPerCall?: number;
   readonly failed: number;
   /** PostgreSQL only: blocks per call by table and index, most first. */
   readonly byRelation?: readonly [string, number][];
+  /** Where pg_stat_statements is loaded: blocks per call by statement, most first. */
+  readonly byStatement?: readonly [string, number][];
+}
+
+/** The count that judges: the service's own statements where they can be told apart, else every session's. */
+function judgedBlocks(point: { blocksPerCall: number; statementBlocksPerCall?: number }): number {
+  return point.statementBlocksPerCall ?? point.blocksPerCall;
 }
 
 async function main(): Promise<void> {
@@ -78,6 +89,7 @@ async function main(): Promise<void> {
   const adminToken = randomToken();
   const service = createService({ databaseEnv: database.env, adminToken, postgres: database.kind === "postgres" });
   let relations: RelationBlocks | undefined;
+  let statements: StatementBlocks | undefined;
   try {
     await service.start();
     const accountId = await createBenchAccount(service.url, adminToken, "Growth");
@@ -85,19 +97,23 @@ async function main(): Promise<void> {
     const workload = createWorkload({ population: 0, runTag: stamp });
     const points: SizePoint[] = [];
     relations = database.kind === "postgres" ? await openRelationBlocks(database) : undefined;
+    statements = await openStatementBlocks(database);
+    progress(`blocks judged from ${statements ? "pg_stat_statements (the service's statements)" : "pg_stat_database"}`);
     const smalls = await createSmallAccounts(service.url, adminToken);
     const small: SmallPoint[] = [];
     for (const size of SIZES) {
       await grow(createRestDriver(service.url, keys, CONCURRENCY), workload, size);
-      points.push(await measure(service, createRestDriver(service.url, keys, CONCURRENCY), workload, relations));
+      const driver = createRestDriver(service.url, keys, CONCURRENCY);
+      points.push(await measure(service, driver, workload, relations, statements));
       if (smalls.length > 0 && (size === SIZES[0] || size === SIZES.at(-1))) {
-        small.push(await measureSmall(service, smalls, workload.grown));
+        small.push(await measureSmall(service, smalls, workload.grown, statements));
       }
     }
     const tps = "tps" in pgbench ? pgbench.tps : undefined;
-    process.stdout.write(report(database, autovacuum, points, tps, small));
+    process.stdout.write(report(database, autovacuum, points, tps, small, statements !== undefined));
   } finally {
     await relations?.close();
+    await statements?.close();
     await service.stop().catch(() => {});
     await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
   }
@@ -113,6 +129,7 @@ interface SmallPoint {
   readonly largeCallers: number;
   readonly callsPerSecond: number;
   readonly blocksPerCall: number;
+  readonly statementBlocksPerCall?: number;
   readonly failed: number;
 }
 
@@ -176,9 +193,15 @@ async function smallCall(pool: Pool, account: SmallAccount, index: number, n: nu
 }
 
 /** A closed loop over the small accounts: each call from a random account, 80 % from its own callers. */
-async function measureSmall(service: Service, smalls: SmallAccount[], largeCallers: number): Promise<SmallPoint> {
+async function measureSmall(
+  service: Service,
+  smalls: SmallAccount[],
+  largeCallers: number,
+  statements: StatementBlocks | undefined,
+): Promise<SmallPoint> {
   const pool = new Pool(service.url, { connections: CONCURRENCY });
   const blocksBefore = await serviceBlocks(service)();
+  const statementsBefore = await statements?.read();
   let calls = 0;
   let failed = 0;
   const began = performance.now();
@@ -206,14 +229,19 @@ async function measureSmall(service: Service, smalls: SmallAccount[], largeCalle
   }
   const seconds = (performance.now() - began) / 1000;
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
+  const statementsAfter = await statements?.read();
   const point = {
     largeCallers,
     callsPerSecond: calls / seconds,
     blocksPerCall: ((await serviceBlocks(service)()) - blocksBefore) / Math.max(1, calls),
+    statementBlocksPerCall:
+      statementsBefore && statementsAfter
+        ? statementBlocksPerCall(statementsBefore, statementsAfter, Math.max(1, calls)).total
+        : undefined,
     failed,
   };
   progress(
-    `  small accounts beside ${largeCallers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, ${point.blocksPerCall.toFixed(0)} blocks per call`,
+    `  small accounts beside ${largeCallers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, ${judgedBlocks(point).toFixed(0)} blocks per call`,
   );
   return point;
 }
@@ -262,10 +290,12 @@ async function measure(
   driver: CallDriver,
   workload: Workload,
   relations: RelationBlocks | undefined,
+  statements: StatementBlocks | undefined,
 ): Promise<SizePoint> {
   const callers = workload.grown;
   const blocksBefore = await serviceBlocks(service)();
   const relationsBefore = await relations?.read();
+  const statementsBefore = await statements?.read();
   const starts = createLatencyRecorder();
   let calls = 0;
   let failed = 0;
@@ -292,17 +322,24 @@ async function measure(
   await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
   const blocks = (await serviceBlocks(service)()) - blocksBefore;
   const relationsAfter = await relations?.read();
+  const statementsAfter = await statements?.read();
+  const byStatement =
+    statementsBefore && statementsAfter
+      ? statementBlocksPerCall(statementsBefore, statementsAfter, Math.max(1, calls))
+      : undefined;
   const point = {
     callers,
     callsPerSecond: calls / seconds,
     startP99Ms: starts.summary().p99Ms,
     blocksPerCall: blocks / Math.max(1, calls),
+    statementBlocksPerCall: byStatement?.total,
     failed,
     byRelation:
       relationsBefore && relationsAfter ? perCall(relationsBefore, relationsAfter, Math.max(1, calls)) : undefined,
+    byStatement: byStatement?.byStatement.filter(([, perCallBlocks]) => perCallBlocks >= 0.5),
   };
   progress(
-    `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call`,
+    `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call (every session)${point.statementBlocksPerCall === undefined ? "" : `, ${point.statementBlocksPerCall.toFixed(0)} (the service's statements)`}`,
   );
   return point;
 }
@@ -352,20 +389,40 @@ function report(
   points: SizePoint[],
   tps: number | undefined,
   small: readonly SmallPoint[],
+  byStatement: boolean,
 ): string {
+  const statementCell = (p: { statementBlocksPerCall?: number }) =>
+    byStatement ? ` ${p.statementBlocksPerCall?.toFixed(1) ?? "–"} |` : "";
   const lines = [
     "",
     `Growth through the API: ${database.kind}, autovacuum ${autovacuum}; seeded through the service, nothing analyzed by the benchmark`,
     `closed loop of ${CONCURRENCY} callers over REST, ${SECONDS} s per size; a call is a start and an end`,
+    byStatement
+      ? "blocks judged: the service's statements (pg_stat_statements); every session's (pg_stat_database, autovacuum included) beside"
+      : "blocks judged: every session of the database (pg_stat_database)",
     "",
-    "| callers | calls/s | start p99 ms | blocks per call | failed |",
-    "|---|---|---|---|---|",
+    `| callers | calls/s | start p99 ms | blocks per call (every session) |${byStatement ? " blocks per call (statements) |" : ""} failed |`,
+    `|---|---|---|---|${byStatement ? "---|" : ""}---|`,
     ...points.map(
       (p) =>
-        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} | ${p.failed} |`,
+        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} |${statementCell(p)} ${p.failed} |`,
     ),
     "",
   ];
+  const texts = [...new Set(points.flatMap((p) => (p.byStatement ?? []).map(([text]) => text)))];
+  if (texts.length > 0) {
+    lines.push(
+      "blocks per call by statement (pg_stat_statements; foreign-key checks and triggers inside their statement):",
+      "",
+      `| statement | ${points.map((p) => p.callers).join(" | ")} |`,
+      `|---|${points.map(() => "---").join("|")}|`,
+      ...texts.map((text) => {
+        const cells = points.map((p) => (p.byStatement?.find(([t]) => t === text)?.[1] ?? 0).toFixed(1));
+        return `| \`${text.replaceAll("|", "\\|")}\` | ${cells.join(" | ")} |`;
+      }),
+      "",
+    );
+  }
   const names = [...new Set(points.flatMap((p) => (p.byRelation ?? []).map(([name]) => name)))];
   if (names.length > 0) {
     lines.push(
@@ -383,11 +440,16 @@ function report(
   const first = points[0];
   const last = points.at(-1);
   if (first !== undefined && last !== undefined && last !== first) {
-    const ratio = last.blocksPerCall / first.blocksPerCall;
+    const ratio = judgedBlocks(last) / judgedBlocks(first);
     const met = ratio <= BLOCKS_GROWTH_LIMIT;
     lines.push(
       `blocks per call at ${last.callers} callers <= ${BLOCKS_GROWTH_LIMIT} x at ${first.callers}: ${ratio.toFixed(2)} x ${met ? "MET" : "NOT MET"}`,
     );
+    if (byStatement) {
+      lines.push(
+        `  (every session's blocks, autovacuum's included, not judged: ${(last.blocksPerCall / first.blocksPerCall).toFixed(2)} x)`,
+      );
+    }
   }
   if (first !== undefined && tps !== undefined) {
     const share = first.callsPerSecond / tps;
@@ -397,9 +459,9 @@ function report(
   }
   const [smallBefore, smallAfter] = [small[0], small.at(-1)];
   if (smallBefore !== undefined && smallAfter !== undefined && smallAfter !== smallBefore) {
-    const ratio = smallAfter.blocksPerCall / smallBefore.blocksPerCall;
+    const ratio = judgedBlocks(smallAfter) / judgedBlocks(smallBefore);
     lines.push(
-      `${SMALL_ACCOUNTS} small accounts' blocks per call beside ${smallAfter.largeCallers} callers <= ${BLOCKS_GROWTH_LIMIT} x beside ${smallBefore.largeCallers} (${smallBefore.blocksPerCall.toFixed(1)} -> ${smallAfter.blocksPerCall.toFixed(1)}, ${smallBefore.callsPerSecond.toFixed(0)} -> ${smallAfter.callsPerSecond.toFixed(0)} calls/s): ${ratio.toFixed(2)} x ${ratio <= BLOCKS_GROWTH_LIMIT ? "MET" : "NOT MET"}`,
+      `${SMALL_ACCOUNTS} small accounts' blocks per call beside ${smallAfter.largeCallers} callers <= ${BLOCKS_GROWTH_LIMIT} x beside ${smallBefore.largeCallers} (${judgedBlocks(smallBefore).toFixed(1)} -> ${judgedBlocks(smallAfter).toFixed(1)}, ${smallBefore.callsPerSecond.toFixed(0)} -> ${smallAfter.callsPerSecond.toFixed(0)} calls/s): ${ratio.toFixed(2)} x ${ratio <= BLOCKS_GROWTH_LIMIT ? "MET" : "NOT MET"}`,
     );
   }
   const failed = points.reduce((n, p) => n + p.failed, 0) + small.reduce((n, p) => n + p.failed, 0);
