@@ -11,9 +11,10 @@ import { createApiKeys } from "../service/api-keys.ts";
 import { createBenchAccount } from "../service/bench-account.ts";
 import { type BenchDatabase, createBenchDatabase } from "../service/bench-database.ts";
 import { serviceBlocks } from "../service/block-counters.ts";
+import { type CountReader, type Counts, measureCallWindow } from "../service/call-window.ts";
 import { randomToken } from "../service/server-process.ts";
 import { createService, type Service } from "../service/service.ts";
-import { openStatementBlocks, type StatementBlocks, statementBlocksPerCall } from "../service/statement-blocks.ts";
+import { openStatementBlocks, type StatementBlocks } from "../service/statement-blocks.ts";
 
 // `npm run bench:growth`: one account grown through the service's own API, on
 // a freshly migrated database with the server's defaults and nothing analyzed
@@ -23,7 +24,12 @@ import { openStatementBlocks, type StatementBlocks, statementBlocksPerCall } fro
 // (the service's db_blocks_touched_total: PostgreSQL's own count, on either
 // engine). Blocks are counted, not timed: stable on a busy machine. The first
 // measured size follows its growth at once, so the loop at 1,000 callers runs
-// within a minute of the seed, on the statistics a new deployment has.
+// within a minute of the seed, on the statistics a new deployment has. Each loop
+// waits first for the contact figures' job to count every call made before it,
+// and after it, for the job to count the loop's own calls: their counting is
+// charged to them, a growth step's backlog is not (contact-figures-settle.ts).
+// Where the server loads pg_stat_statements, the service's own statements judge
+// the blocks, autovacuum's reads apart (statement-blocks.ts).
 //
 //   npm run bench:growth -- [--sizes 1000,10000,100000] [--seconds 10] [--concurrency 16]
 //
@@ -53,8 +59,6 @@ const SMALL_ACCOUNTS = Number(values["small-accounts"]);
 const SMALL_CALLERS = 10;
 const BLOCKS_GROWTH_LIMIT = 1.2;
 const PGBENCH_SHARE = 0.25;
-/** PostgreSQL's other sessions report their counts within a second of going idle. */
-const STATS_SETTLE_MS = 1500;
 
 interface SizePoint {
   readonly callers: number;
@@ -69,6 +73,10 @@ interface SizePoint {
   readonly byRelation?: readonly [string, number][];
   /** Where pg_stat_statements is loaded: blocks per call by statement, most first. */
   readonly byStatement?: readonly [string, number][];
+  /** Every session's blocks per second while the server idled just before the loop. */
+  readonly idleBlocksPerSecond: number;
+  /** Seconds the window stayed open after the loop for the contact figures (their idle rate taken off). */
+  readonly settleSeconds: number;
 }
 
 /** The count that judges: the service's own statements where they can be told apart, else every session's. */
@@ -104,7 +112,7 @@ async function main(): Promise<void> {
     for (const size of SIZES) {
       await grow(createRestDriver(service.url, keys, CONCURRENCY), workload, size);
       const driver = createRestDriver(service.url, keys, CONCURRENCY);
-      points.push(await measure(service, driver, workload, relations, statements));
+      points.push(await measure(service, driver, workload, relations, statements, keys));
       if (smalls.length > 0 && (size === SIZES[0] || size === SIZES.at(-1))) {
         small.push(await measureSmall(service, smalls, workload.grown, statements));
       }
@@ -200,13 +208,10 @@ async function measureSmall(
   statements: StatementBlocks | undefined,
 ): Promise<SmallPoint> {
   const pool = new Pool(service.url, { connections: CONCURRENCY });
-  const blocksBefore = await serviceBlocks(service)();
-  const statementsBefore = await statements?.read();
   let calls = 0;
   let failed = 0;
-  const began = performance.now();
-  const until = began + SECONDS * 1000;
-  try {
+  const loop = async () => {
+    const until = performance.now() + SECONDS * 1000;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (performance.now() < until) {
@@ -224,26 +229,45 @@ async function measureSmall(
         }
       }),
     );
-  } finally {
     await pool.close();
-  }
-  const seconds = (performance.now() - began) / 1000;
-  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
-  const statementsAfter = await statements?.read();
+  };
+  const window = await measureCallWindow({
+    baseUrl: service.url,
+    apiKey: smalls[0]?.key ?? "",
+    readers: [sessionBlocks(service), ...(statements ? [statements.read] : [])],
+    run: loop,
+  });
+  const [sessions, byStatement] = window.counts;
   const point = {
     largeCallers,
-    callsPerSecond: calls / seconds,
-    blocksPerCall: ((await serviceBlocks(service)()) - blocksBefore) / Math.max(1, calls),
-    statementBlocksPerCall:
-      statementsBefore && statementsAfter
-        ? statementBlocksPerCall(statementsBefore, statementsAfter, Math.max(1, calls)).total
-        : undefined,
+    callsPerSecond: calls / window.seconds,
+    blocksPerCall: sum(sessions) / Math.max(1, calls),
+    statementBlocksPerCall: byStatement ? sum(byStatement) / Math.max(1, calls) : undefined,
     failed,
   };
   progress(
     `  small accounts beside ${largeCallers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, ${judgedBlocks(point).toFixed(0)} blocks per call`,
   );
   return point;
+}
+
+/** PostgreSQL's count of blocks touched by every session of the database, from the service's /metrics. */
+function sessionBlocks(service: Service): CountReader {
+  const read = serviceBlocks(service);
+  return async () => new Map([["", await read()]]);
+}
+
+function sum(counts: Counts | undefined): number {
+  return [...(counts ?? new Map<string, number>()).values()].reduce((total, value) => total + value, 0);
+}
+
+/** Counts divided by `calls`, at least half a block per call, most first. */
+function perCall(counts: Counts | undefined, calls: number): [string, number][] | undefined {
+  if (counts === undefined) return undefined;
+  return [...counts]
+    .map(([name, blocks]): [string, number] => [name, blocks / calls])
+    .filter(([, blocks]) => blocks >= 0.5)
+    .sort((a, b) => b[1] - a[1]);
 }
 
 /** Calls that failed while the accounts grew (refused by admission, past their budget): counted, not retried. */
@@ -284,62 +308,62 @@ async function grow(driver: CallDriver, workload: Workload, size: number): Promi
   progress(`grew ${from} -> ${workload.grown} callers through the API in ${seconds.toFixed(1)} s`);
 }
 
-/** A closed loop of whole calls for SECONDS; blocks from the service's metric before and after. */
+/** A closed loop of whole calls for SECONDS, in a window charging the calls their own work (call-window.ts). */
 async function measure(
   service: Service,
   driver: CallDriver,
   workload: Workload,
   relations: RelationBlocks | undefined,
   statements: StatementBlocks | undefined,
+  keys: readonly string[],
 ): Promise<SizePoint> {
   const callers = workload.grown;
-  const blocksBefore = await serviceBlocks(service)();
-  const relationsBefore = await relations?.read();
-  const statementsBefore = await statements?.read();
   const starts = createLatencyRecorder();
   let calls = 0;
   let failed = 0;
-  const began = performance.now();
-  const until = began + SECONDS * 1000;
-  const worker = async () => {
-    while (performance.now() < until) {
-      const call = workload.next();
-      try {
-        const sent = performance.now();
-        const ref = await driver.start(call);
-        starts.record(performance.now() - sent);
-        await driver.end(call, ref);
-        calls++;
-      } catch (error) {
-        failed++;
-        progress(`  failed: ${failureLabel(error)}`);
+  const loop = async () => {
+    const until = performance.now() + SECONDS * 1000;
+    const worker = async () => {
+      while (performance.now() < until) {
+        const call = workload.next();
+        try {
+          const sent = performance.now();
+          const ref = await driver.start(call);
+          starts.record(performance.now() - sent);
+          await driver.end(call, ref);
+          calls++;
+        } catch (error) {
+          failed++;
+          progress(`  failed: ${failureLabel(error)}`);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await driver.close();
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - began) / 1000;
-  await driver.close();
-  await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
-  const blocks = (await serviceBlocks(service)()) - blocksBefore;
-  const relationsAfter = await relations?.read();
-  const statementsAfter = await statements?.read();
-  const byStatement =
-    statementsBefore && statementsAfter
-      ? statementBlocksPerCall(statementsBefore, statementsAfter, Math.max(1, calls))
-      : undefined;
+  const noCounts: CountReader = async () => new Map();
+  const window = await measureCallWindow({
+    baseUrl: service.url,
+    apiKey: keys[0] ?? "",
+    readers: [sessionBlocks(service), statements?.read ?? noCounts, relations?.read ?? noCounts],
+    run: loop,
+  });
+  const [sessions, byStatement, byRelation] = window.counts;
+  const each = Math.max(1, calls);
   const point = {
     callers,
-    callsPerSecond: calls / seconds,
+    callsPerSecond: calls / window.seconds,
     startP99Ms: starts.summary().p99Ms,
-    blocksPerCall: blocks / Math.max(1, calls),
-    statementBlocksPerCall: byStatement?.total,
+    blocksPerCall: sum(sessions) / each,
+    statementBlocksPerCall: statements ? sum(byStatement) / each : undefined,
     failed,
-    byRelation:
-      relationsBefore && relationsAfter ? perCall(relationsBefore, relationsAfter, Math.max(1, calls)) : undefined,
-    byStatement: byStatement?.byStatement.filter(([, perCallBlocks]) => perCallBlocks >= 0.5),
+    byRelation: relations ? perCall(byRelation, each) : undefined,
+    byStatement: statements ? perCall(byStatement, each) : undefined,
+    idleBlocksPerSecond: sum(window.idlePerSecond[0]),
+    settleSeconds: window.settleSeconds,
   };
   progress(
-    `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call (every session)${point.statementBlocksPerCall === undefined ? "" : `, ${point.statementBlocksPerCall.toFixed(0)} (the service's statements)`}`,
+    `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call (every session)${point.statementBlocksPerCall === undefined ? "" : `, ${point.statementBlocksPerCall.toFixed(0)} (the service's statements)`}; idle ${point.idleBlocksPerSecond.toFixed(0)} blocks/s, ${point.settleSeconds.toFixed(1)} s after the loop`,
   );
   return point;
 }
@@ -363,13 +387,6 @@ async function openRelationBlocks(database: BenchDatabase): Promise<RelationBloc
     },
     close: () => opened.close(),
   };
-}
-
-function perCall(before: Map<string, number>, after: Map<string, number>, calls: number): [string, number][] {
-  return [...after]
-    .map(([name, blocks]): [string, number] => [name, (blocks - (before.get(name) ?? 0)) / calls])
-    .filter(([, blocks]) => blocks >= 0.5)
-    .sort((a, b) => b[1] - a[1]);
 }
 
 async function autovacuumOf(database: BenchDatabase): Promise<string> {
@@ -401,11 +418,14 @@ function report(
       ? "blocks judged: the service's statements (pg_stat_statements); every session's (pg_stat_database, autovacuum included) beside"
       : "blocks judged: every session of the database (pg_stat_database)",
     "",
-    `| callers | calls/s | start p99 ms | blocks per call (every session) |${byStatement ? " blocks per call (statements) |" : ""} failed |`,
-    `|---|---|---|---|${byStatement ? "---|" : ""}---|`,
+    "each loop charged its own calls' counting into the contact figures, not a growth step's backlog; the idle",
+    "server's blocks per second (measured just before it) taken off for the seconds the window waited after it",
+    "",
+    `| callers | calls/s | start p99 ms | blocks per call (every session) |${byStatement ? " blocks per call (statements) |" : ""} idle blocks/s | waited after, s | failed |`,
+    `|---|---|---|---|${byStatement ? "---|" : ""}---|---|---|`,
     ...points.map(
       (p) =>
-        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} |${statementCell(p)} ${p.failed} |`,
+        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} |${statementCell(p)} ${p.idleBlocksPerSecond.toFixed(0)} | ${p.settleSeconds.toFixed(1)} | ${p.failed} |`,
     ),
     "",
   ];
