@@ -1,4 +1,5 @@
 import { BENCH_ACCOUNT_ID } from "../load/population.ts";
+import { adminPost } from "./admin-post.ts";
 
 // Test keys for the bench account, created through the admin API as an
 // operator would. The scale tier allows 10 000 requests a minute per key;
@@ -13,12 +14,8 @@ export async function createApiKeys(
 ): Promise<string[]> {
   const keys: string[] = [];
   for (let n = 0; n < count; n++) {
-    const response = await fetch(new URL(`/admin/v1/accounts/${accountId}/keys`, baseUrl), {
-      method: "POST",
-      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ kind: "test" }),
-    });
-    const body = (await response.json()) as { api_key?: string };
+    const response = await adminPost(baseUrl, adminToken, `/admin/v1/accounts/${accountId}/keys`, { kind: "test" });
+    const body = response.body as { api_key?: string };
     if (response.status !== 200 || typeof body.api_key !== "string") {
       throw new Error(`creating an API key failed: ${response.status} ${JSON.stringify(body)}`);
     }
