@@ -1,10 +1,10 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { methodPolicyOf } from "../rpc/method-policy.ts";
-import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
-import type { AdmissionControl, ShedReason } from "./admission.ts";
-import { clientDeadline, earliest } from "./client-deadline.ts";
-import { deadlineKey } from "./context-values.ts";
+import type { AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
+import { clientDeadline, earliest } from "../pipeline/client-deadline.ts";
+import { deadlineKey } from "../pipeline/context-values.ts";
+import { methodPolicyOf } from "../pipeline/method-policy.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../pipeline/retry-after.ts";
 
 const TOO_MANY = "Too many calls in flight; proceed without context and retry later";
 const MESSAGES: Record<ShedReason, string> = {

@@ -1,6 +1,6 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
-import { isUnexpected, publicError } from "../rpc/public-error.ts";
+import { isUnexpected, publicError } from "../pipeline/public-error.ts";
 import { isDatabaseUnavailable } from "../store/engine/database-errors.ts";
 
 /**

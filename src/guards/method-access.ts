@@ -1,5 +1,5 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import { type MethodAccess, methodPolicyOf } from "../rpc/method-policy.ts";
+import { type MethodAccess, methodPolicyOf } from "../pipeline/method-policy.ts";
 
 // Which credential a method requires, and whether it is rate limited and
 // billed: its access option, as the method-policy table holds it.

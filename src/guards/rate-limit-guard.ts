@@ -1,14 +1,14 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
-import { rateLimitExceeded } from "../rpc/refusals.ts";
+import { completesCallKey, principalKey } from "../pipeline/context-values.ts";
+import { rateLimitExceeded } from "../pipeline/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { completesCallKey, principalKey } from "./context-values.ts";
 import { isRateLimited } from "./method-access.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
 import { withResponseHeaders } from "./response-headers.ts";
 
 export interface RateLimitGuardOptions {

@@ -4,16 +4,22 @@ import type { NoContextReason } from "../domain/context-variables.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
-import { requestScopeKey } from "../http/request-scope.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
-import { domainErrorToConnect } from "../rpc/public-error.ts";
-import { limitOf } from "../rpc/refusals.ts";
-import { webhookReply } from "../rpc/webhook-reply.ts";
+import type { AdmissionControl } from "../pipeline/admission-control.ts";
+import {
+  completesCallKey,
+  deadlineKey,
+  integrationKey,
+  noteNoContextKey,
+  webhookEventKey,
+} from "../pipeline/context-values.ts";
+import { domainErrorToConnect } from "../pipeline/public-error.ts";
+import { limitOf } from "../pipeline/refusals.ts";
+import { requestScopeKey } from "../pipeline/request-scope.ts";
+import { webhookReply } from "../pipeline/webhook-reply.ts";
 import type { Db } from "../store/engine/database.ts";
-import type { AdmissionControl } from "./admission.ts";
-import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
 import { answerOnce, messageDigest } from "./webhook-replays.ts";
 
 export interface WebhookTriageOptions {
@@ -49,6 +55,9 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
       throw error instanceof DomainError ? domainErrorToConnect(error) : error;
     }
     req.contextValues.set(webhookEventKey, event);
+    req.contextValues.set(noteNoContextKey, (reason) =>
+      noteNoContext(req.contextValues, integration, reason, options.onNoContext),
+    );
     if (event.kind === "ignored") return reply(req, { status: "ignored", type: event.type });
     if (event.kind === "end") {
       req.contextValues.set(completesCallKey, true);
@@ -96,7 +105,7 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
 }
 
 /** Notes an inbound webhook answered without context: in the access log (the request's scope) and the counter. */
-export function noteNoContext(
+function noteNoContext(
   values: ContextValues,
   integration: Integration,
   reason: NoContextReason,

@@ -9,8 +9,10 @@ import { identifyCall } from "../calls/identify-call.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { earliest } from "../guards/client-deadline.ts";
-import { billKey, deadlineKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
+import type { Principal } from "../domain/principal.ts";
+import { earliest } from "../pipeline/client-deadline.ts";
+import { billKey, deadlineKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
+import { withDomainErrors } from "../pipeline/public-error.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {
@@ -23,7 +25,6 @@ import {
   usageToResponse,
 } from "./call-mapping.ts";
 import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 /**
  * The methods whose use cases refuse a body the host could not decode themselves (CallRequest.decodeIssues),

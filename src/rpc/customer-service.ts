@@ -9,10 +9,10 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { billKey, decodeIssuesKey } from "../guards/context-values.ts";
+import { billKey, decodeIssuesKey } from "../pipeline/context-values.ts";
+import { withDomainErrors } from "../pipeline/public-error.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 /**
  * The methods whose use cases refuse what the host could not decode themselves, with what their own validation

@@ -5,8 +5,8 @@ import type { EventDelivery, EventEndpoint } from "../domain/events.ts";
 import { createEndpoint } from "../events/create-endpoint.ts";
 import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
 import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
+import { withDomainErrors } from "../pipeline/public-error.ts";
 import { eventDepsOf } from "../use-case-deps.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 // The event endpoint methods of AdminService: proto ⇄ the endpoint use cases.
 
