@@ -1,8 +1,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
-import { clientDeadline, earliest } from "../pipeline/client-deadline.ts";
-import { deadlineKey } from "../pipeline/context-values.ts";
+import { effectiveDeadline } from "../pipeline/deadline.ts";
 import { methodPolicyOf } from "../pipeline/method-policy.ts";
 import { RETRY_AFTER_SECONDS, retryAfter } from "../pipeline/retry-after.ts";
 
@@ -23,7 +22,7 @@ const MESSAGES: Record<ShedReason, string> = {
 export function admissionGuard(admission: AdmissionControl): Interceptor {
   return (next) => async (req) => {
     if (!isShedable(req.method)) return next(req);
-    const deadline = earliest(req.contextValues.get(deadlineKey), clientDeadline(req.header));
+    const deadline = effectiveDeadline(req.contextValues, req.header);
     const outcome = await admission.acquire({
       signal: req.signal,
       // The budget's timer fires a little after its deadline; a call that waited past it is not started.

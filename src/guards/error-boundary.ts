@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from "../store/engine/database-errors.ts";
 
 /**
  * The outermost guard (src/interceptor-chain.ts): whatever a call throws leaves it in its public form
- * (src/rpc/public-error.ts). What the client cannot be shown is logged here,
+ * (src/pipeline/public-error.ts). What the client cannot be shown is logged here,
  * once: a database that cannot be reached as a warning (the client is told to
  * retry), anything else as the bug it is.
  */

@@ -10,8 +10,9 @@ import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Principal } from "../domain/principal.ts";
-import { earliest } from "../pipeline/client-deadline.ts";
-import { billKey, deadlineKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
+import { billKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
+import { effectiveDeadline } from "../pipeline/deadline.ts";
+import { writeLimitHeaders } from "../pipeline/limit-headers.ts";
 import { withDomainErrors } from "../pipeline/public-error.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
@@ -58,10 +59,10 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
     getUsage: withDomainErrors(async (_request, context) => {
       const usage = await getUsage(usageSources, requirePrincipal(context), app.clock.now());
       // The guard headers every authenticated response carries, from the same look (nothing was counted).
-      context.responseHeader.set("x-ratelimit-limit", String(usage.rateLimit.limit));
-      context.responseHeader.set("x-ratelimit-remaining", String(usage.rateLimit.remaining));
-      context.responseHeader.set("x-ratelimit-reset", String(usage.rateLimit.resetAt.getTime()));
-      context.responseHeader.set("x-quota-remaining", String(usage.quota.remaining));
+      writeLimitHeaders(context.responseHeader, {
+        rateLimit: { ...usage.rateLimit, resetAtMs: usage.rateLimit.resetAt.getTime() },
+        quotaRemaining: usage.quota.remaining,
+      });
       return usageToResponse(usage);
     }),
     getContactFigures: withDomainErrors(async (request, context) =>
@@ -92,7 +93,7 @@ export function callRequestOf(context: HandlerContext): CallRequest {
     retentionDays: principal.retentionDays,
     bill: context.values.get(billKey),
     signal: context.signal,
-    deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
+    deadline: effectiveDeadline(context.values, context.requestHeader),
     decodeIssues: context.values.get(decodeIssuesKey),
   };
 }
@@ -100,10 +101,4 @@ export function callRequestOf(context: HandlerContext): CallRequest {
 /** Idempotency-Key and X-Idempotency-Key are one header; the first wins when both are sent. */
 function idempotencyKeyOf(headers: Headers): string | undefined {
   return headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
-}
-
-/** The client's own deadline (grpc-timeout, connect-timeout-ms) as epoch ms, if it sent one. */
-function clientDeadline(context: HandlerContext): number | undefined {
-  const left = context.timeoutMs();
-  return left === undefined ? undefined : Date.now() + left;
 }
