@@ -7,7 +7,7 @@ import type { RateLimiter } from "./domain/rate-limiter.ts";
 import { admissionGuard } from "./guards/admission-guard.ts";
 import { authenticate } from "./guards/authenticate.ts";
 import type { CreditsLowWatch } from "./guards/credits-low-watch.ts";
-import { errorBoundary } from "./guards/error-boundary.ts";
+import { errorBoundary, implementationErrors } from "./guards/error-boundary.ts";
 import { quotaGuard } from "./guards/quota-guard.ts";
 import { rateLimitGuard } from "./guards/rate-limit-guard.ts";
 import { readinessGuard } from "./guards/readiness-guard.ts";
@@ -103,5 +103,6 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
         ...CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES,
       ]),
     }),
+    implementationErrors(),
   ];
 }

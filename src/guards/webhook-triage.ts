@@ -1,7 +1,6 @@
 import type { ContextValues, Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
 import type { NoContextReason } from "../domain/context-variables.ts";
-import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
@@ -15,7 +14,6 @@ import {
   noteNoContextKey,
   webhookEventKey,
 } from "../pipeline/context-values.ts";
-import { domainErrorToConnect } from "../pipeline/public-error.ts";
 import { limitOf } from "../pipeline/refusals.ts";
 import { requestScopeKey } from "../pipeline/request-scope.ts";
 import { webhookReply } from "../pipeline/webhook-reply.ts";
@@ -48,12 +46,8 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
     const integration = req.contextValues.get(integrationKey);
     if (integration === undefined || req.stream) return next(req);
     const { payload } = req.message as { payload?: unknown };
-    let event: ReturnType<typeof readWebhookEvent>;
-    try {
-      event = readWebhookEvent(integration, String(payload ?? ""), req.header);
-    } catch (error) {
-      throw error instanceof DomainError ? domainErrorToConnect(error) : error;
-    }
+    // A message that cannot be read throws its DomainError to the error boundary, which answers it.
+    const event = readWebhookEvent(integration, String(payload ?? ""), req.header);
     req.contextValues.set(webhookEventKey, event);
     req.contextValues.set(noteNoContextKey, (reason) =>
       noteNoContext(req.contextValues, integration, reason, options.onNoContext),

@@ -13,7 +13,6 @@ import type { Principal } from "../domain/principal.ts";
 import { billKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
 import { effectiveDeadline } from "../pipeline/deadline.ts";
 import { writeLimitHeaders } from "../pipeline/limit-headers.ts";
-import { withDomainErrors } from "../pipeline/public-error.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {
@@ -46,17 +45,15 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
     monthlyAllowance: app.config.monthlyQuota,
   };
   return {
-    startCall: withDomainErrors(async (request, context) =>
+    startCall: async (request, context) =>
       startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
-    ),
-    endCall: withDomainErrors(async (request, context) => {
+    endCall: async (request, context) => {
       const key = idempotencyKeyOf(context.requestHeader);
       return endResultToResponse(await endCall(deps, callRequestOf(context), endRequestToInput(request), key));
-    }),
-    identifyCall: withDomainErrors(async (request, context) =>
+    },
+    identifyCall: async (request, context) =>
       identifyResultToResponse(await identifyCall(deps, callRequestOf(context), identifyRequestToInput(request))),
-    ),
-    getUsage: withDomainErrors(async (_request, context) => {
+    getUsage: async (_request, context) => {
       const usage = await getUsage(usageSources, requirePrincipal(context), app.clock.now());
       // The guard headers every authenticated response carries, from the same look (nothing was counted).
       writeLimitHeaders(context.responseHeader, {
@@ -64,17 +61,16 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
         quotaRemaining: usage.quota.remaining,
       });
       return usageToResponse(usage);
-    }),
-    getContactFigures: withDomainErrors(async (request, context) =>
+    },
+    getContactFigures: async (request, context) =>
       contactFiguresToResponse(
         await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
       ),
-    ),
-    exportContactFigures: withDomainErrors(async (request, context) => ({
+    exportContactFigures: async (request, context) => ({
       csv: contactFiguresCsv(
         await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
       ),
-    })),
+    }),
   };
 }
 

@@ -4,7 +4,6 @@ import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import { receiveWebhook } from "../integrations/receive-webhook.ts";
 import { integrationKey, noteNoContextKey, webhookEventKey } from "../pipeline/context-values.ts";
-import { withDomainErrors } from "../pipeline/public-error.ts";
 import { webhookDepsOf } from "../use-case-deps.ts";
 import { callRequestOf } from "./caller-context-service.ts";
 
@@ -12,7 +11,7 @@ import { callRequestOf } from "./caller-context-service.ts";
 export function createIntegrationService(app: AppContext): ServiceImpl<typeof IntegrationService> {
   const deps = webhookDepsOf(app);
   return {
-    receiveWebhook: withDomainErrors(async (_request, context) => {
+    receiveWebhook: async (_request, context) => {
       const integration = context.values.get(integrationKey);
       const event = context.values.get(webhookEventKey);
       // Set by the authentication guard and the webhook triage for every webhook; missing means a miswired chain.
@@ -20,6 +19,6 @@ export function createIntegrationService(app: AppContext): ServiceImpl<typeof In
       const answer = await receiveWebhook(deps, callRequestOf(context), integration, event);
       if (answer.noContext !== undefined) context.values.get(noteNoContextKey)?.(answer.noContext);
       return { replyJson: JSON.stringify(answer.reply) };
-    }),
+    },
   };
 }
