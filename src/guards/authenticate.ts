@@ -2,11 +2,11 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
 import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { integrationKey, peerAddressKey, principalKey } from "../pipeline/context-values.ts";
+import { accessOf } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
 import type { KeyVerifier, WebhookVerifier } from "../pipeline/verifiers.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
-import { accessOf } from "./method-access.ts";
 import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE } from "./webhook-verifier.ts";
 
 export interface AuthenticateOptions {

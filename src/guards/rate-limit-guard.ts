@@ -5,11 +5,11 @@ import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { completesCallKey, principalKey } from "../pipeline/context-values.ts";
 import { withLimitHeaders } from "../pipeline/limit-headers.ts";
+import { isRateLimited } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { isRateLimited } from "./method-access.ts";
 
 export interface RateLimitGuardOptions {
   readonly db: Db;
