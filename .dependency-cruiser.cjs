@@ -75,7 +75,8 @@ const upward = layers.flatMap((layer, index) => {
       name: `no-import-up-from-${layer.name.replace(/ /g, "-")}`,
       comment: `${layer.name} may not import a layer above it`,
       severity: "error",
-      from: { path: any(layer.paths), pathNot: any(exceptionFroms) },
+      // An empty pathNot would match every path and so switch the rule off: only set when there are exceptions.
+      from: exceptionFroms.length > 0 ? { path: any(layer.paths), pathNot: any(exceptionFroms) } : { path: any(layer.paths) },
       to: { path: any(above) },
     },
     ...own.map((e) => ({
