@@ -48,5 +48,6 @@ const files = result
   .map((script) => script.url.slice(root.length))
   .sort();
 console.log(files.join("\n"));
-console.log(`${files.length} files of src/ ran for one start`);
+const outsideDomain = files.filter((file) => !file.startsWith("domain/")).length;
+console.log(`${files.length} files of src/ ran for one start, ${outsideDomain} of them outside domain/`);
 await server.close();

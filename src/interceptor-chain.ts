@@ -3,23 +3,22 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "./domain/clock.ts";
 import type { NoContextReason } from "./domain/context-variables.ts";
 import type { Integration } from "./domain/integration.ts";
-import type { AdmissionControl } from "./guards/admission.ts";
+import type { RateLimiter } from "./domain/rate-limiter.ts";
 import { admissionGuard } from "./guards/admission-guard.ts";
 import { authenticate } from "./guards/authenticate.ts";
 import type { CreditsLowWatch } from "./guards/credits-low-watch.ts";
-import { errorBoundary } from "./guards/error-boundary.ts";
-import type { KeyVerifier } from "./guards/key-verifier.ts";
+import { errorBoundary, implementationErrors } from "./guards/error-boundary.ts";
 import { quotaGuard } from "./guards/quota-guard.ts";
 import { rateLimitGuard } from "./guards/rate-limit-guard.ts";
-import type { RateLimiter } from "./guards/rate-limiter.ts";
 import { readinessGuard } from "./guards/readiness-guard.ts";
 import { type TimeBudgets, timeBudget } from "./guards/time-budget.ts";
 import { webhookTriage } from "./guards/webhook-triage.ts";
-import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
 import { strictInput } from "./http/json-codec.ts";
 import { recordOutcome } from "./http/request-pipeline.ts";
-import type { Metrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
+import type { AdmissionControl } from "./pipeline/admission-control.ts";
+import type { Metrics } from "./pipeline/metrics-registry.ts";
+import type { KeyVerifier, WebhookVerifier } from "./pipeline/verifiers.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
 import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
@@ -104,5 +103,6 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
         ...CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES,
       ]),
     }),
+    implementationErrors(),
   ];
 }

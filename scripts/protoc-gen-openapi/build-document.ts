@@ -8,7 +8,7 @@ import { errorResponses, headers, type Operation, securitySchemes } from "./resp
 
 // The document: one operation per RPC with a route option, its security from
 // the access option, its statuses from what the guards and the REST adapter
-// answer (src/http/error-response.ts).
+// answer (src/pipeline/error-response.ts).
 
 /** Services in the order a reader meets them: the calls first, the operator's API last. */
 const SERVICE_ORDER = [

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { FORGET_ME_PEPPER_SETTING } from "../secrets/sealed-settings.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/engine/database.ts";
 import { insertSettingOnce, readSetting } from "../store/settings-repository.ts";
-
-export const FORGET_ME_PEPPER_SETTING = "forget_me_pepper";
 
 /**
  * The key of the "do not remember" hashes (src/domain/forget-me.ts): made on the first start, shared by every

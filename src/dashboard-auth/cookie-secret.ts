@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { COOKIE_SECRET_SETTING } from "../secrets/sealed-settings.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/engine/database.ts";
 import { insertSettingOnce, readSetting } from "../store/settings-repository.ts";
-
-export const COOKIE_SECRET_SETTING = "dashboard_cookie_secret";
 
 /** The key that signs the dashboard's CSRF cookie: made on first start, shared by every instance, stored sealed. */
 export async function dashboardCookieSecret(db: Db, secrets: SecretBox): Promise<string> {

@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { RateLimiter } from "../guards/rate-limiter.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 
 // Forms that create something or send mail (sign-up, password reset) are
 // counted per client address and for everyone together, in rolling minutes:

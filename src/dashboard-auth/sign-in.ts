@@ -1,5 +1,5 @@
 import { UNUSABLE_HASH, verifyPassword } from "../domain/password.ts";
-import type { RateLimiter } from "../guards/rate-limiter.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { findUserByEmail } from "../store/user-repository.ts";
 import { recordAuditEvent } from "./audit-log.ts";
 import { normaliseEmail } from "./credentials.ts";

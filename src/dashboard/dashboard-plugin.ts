@@ -6,9 +6,9 @@ import { Eta } from "eta";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { createLazyCookieSigner } from "../dashboard-auth/cookie-signer.ts";
-import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
-import { useSecurityHeaders } from "../http/security-headers.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { createMailer } from "../mail/mailer.ts";
+import { useSecurityHeaders } from "../pipeline/security-headers.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
 import { registerCustomerRoutes } from "./customer-routes.ts";
@@ -31,7 +31,16 @@ import { registerUsageRoutes } from "./usage-routes.ts";
 
 const VIEWS = new URL("./views/", import.meta.url).pathname;
 
-export async function dashboardPlugin(scope: FastifyInstance, options: { app: AppContext }): Promise<void> {
+export interface DashboardOptions {
+  readonly app: AppContext;
+  /**
+   * The sign-in and reset forms' attempts, per instance like the API's failed-auth counter: slowing guesses
+   * needs no coordination. The plugin closes it.
+   */
+  readonly attempts: RateLimiter;
+}
+
+export async function dashboardPlugin(scope: FastifyInstance, options: DashboardOptions): Promise<void> {
   const { app } = options;
   const cookies = createLazyCookieSigner(app.database.db, app.secrets);
   // Before anything reads a cookie: the signing secret lives in the database.
@@ -92,8 +101,7 @@ export async function dashboardPlugin(scope: FastifyInstance, options: { app: Ap
     reply.redirect(request.dashboardUser ? "/dashboard/keys" : "/dashboard/sign-in", 303),
   );
 
-  // Per instance, like the API's failed-auth counter: slowing guesses needs no coordination.
-  const attempts = createMemoryRateLimiter();
+  const { attempts } = options;
   const mailer = createMailer({ ...app.config.mail, log: app.log });
   scope.addHook("onClose", async () => {
     await attempts.close();

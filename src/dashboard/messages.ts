@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { DomainError } from "../domain/domain-error.ts";
-import { httpStatusOf } from "../http/error-response.ts";
-import { publicError } from "../rpc/public-error.ts";
+import { httpStatusOf } from "../pipeline/error-response.ts";
+import { publicError } from "../pipeline/public-error.ts";
 
 /** A page that only says what happened and where to go next. */
 export function renderMessage(reply: FastifyReply, status: number, heading: string, text: string) {

@@ -1,10 +1,9 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { methodPolicyOf } from "../rpc/method-policy.ts";
-import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
-import type { AdmissionControl, ShedReason } from "./admission.ts";
-import { clientDeadline, earliest } from "./client-deadline.ts";
-import { deadlineKey } from "./context-values.ts";
+import type { AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
+import { effectiveDeadline } from "../pipeline/deadline.ts";
+import { methodPolicyOf } from "../pipeline/method-policy.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../pipeline/retry-after.ts";
 
 const TOO_MANY = "Too many calls in flight; proceed without context and retry later";
 const MESSAGES: Record<ShedReason, string> = {
@@ -23,7 +22,7 @@ const MESSAGES: Record<ShedReason, string> = {
 export function admissionGuard(admission: AdmissionControl): Interceptor {
   return (next) => async (req) => {
     if (!isShedable(req.method)) return next(req);
-    const deadline = earliest(req.contextValues.get(deadlineKey), clientDeadline(req.header));
+    const deadline = effectiveDeadline(req.contextValues, req.header);
     const outcome = await admission.acquire({
       signal: req.signal,
       // The budget's timer fires a little after its deadline; a call that waited past it is not started.

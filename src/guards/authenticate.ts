@@ -1,13 +1,13 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
-import { rateLimitExceeded } from "../rpc/refusals.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
+import { integrationKey, peerAddressKey, principalKey } from "../pipeline/context-values.ts";
+import { accessOf } from "../pipeline/method-policy.ts";
+import { rateLimitExceeded } from "../pipeline/refusals.ts";
+import type { KeyVerifier, WebhookVerifier } from "../pipeline/verifiers.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
-import { integrationKey, peerAddressKey, principalKey } from "./context-values.ts";
-import type { KeyVerifier } from "./key-verifier.ts";
-import { accessOf } from "./method-access.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
-import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE, type WebhookVerifier } from "./webhook-verifier.ts";
+import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE } from "./webhook-verifier.ts";
 
 export interface AuthenticateOptions {
   readonly keys: KeyVerifier;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
-import { createMemoryRateLimiter, type RateLimiter } from "./rate-limiter.ts";
+import type { FallbackRateLimiter } from "../domain/rate-limiter.ts";
+import { createMemoryRateLimiter } from "./rate-limiter.ts";
 import type { SharedRateLimiter } from "./redis-rate-limiter.ts";
 
 // While Redis does not answer, each instance keeps the windows itself: a key
@@ -9,17 +10,6 @@ import type { SharedRateLimiter } from "./redis-rate-limiter.ts";
 // request uses this instance's windows; Redis is asked every `recheckMs` and
 // the shared windows are used again from the first time it answers
 // (docs/operations.md, "Redis").
-
-export interface RateLimiterState {
-  /** True while the windows are Redis's, false while they are this instance's own. */
-  readonly shared: boolean;
-  /** How many times Redis stopped answering since the start. */
-  readonly outages: number;
-}
-
-export interface FallbackRateLimiter extends RateLimiter {
-  state(): RateLimiterState;
-}
 
 export interface FallbackRateLimiterOptions {
   readonly log: FastifyBaseLogger;

@@ -1,9 +1,9 @@
 import { bearerToken, hashSecret, modeOfApiKey } from "../domain/api-key.ts";
 import { type Clock, systemClock } from "../domain/clock.ts";
 import { isTier } from "../domain/tiers.ts";
+import type { KeyVerifier, Verification } from "../pipeline/verifiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
 import type { Db } from "../store/engine/database.ts";
-import type { Principal } from "./context-values.ts";
 import { createShortLivedCache } from "./short-lived-cache.ts";
 
 // Turns an Authorization header into a principal. Lookups are cached for
@@ -11,15 +11,6 @@ import { createShortLivedCache } from "./short-lived-cache.ts";
 
 export const MISSING_KEY_MESSAGE = "Invalid or missing API key";
 export const REVOKED_KEY_MESSAGE = "API key has been revoked";
-
-export type Verification =
-  | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly message: string };
-
-export interface KeyVerifier {
-  verify(authorization: string | null): Promise<Verification>;
-  forgetAll(): void;
-}
 
 export function createKeyVerifier(
   db: Db,

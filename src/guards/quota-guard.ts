@@ -3,13 +3,14 @@ import type { FastifyBaseLogger } from "fastify";
 import { LRUCache } from "lru-cache";
 import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
-import { quotaExhausted } from "../rpc/refusals.ts";
+import { billKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
+import { withLimitHeaders, writeLimitHeaders } from "../pipeline/limit-headers.ts";
+import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
+import { quotaExhausted } from "../pipeline/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { billKey, completesCallKey, principalKey } from "./context-values.ts";
 import type { CreditsLowWatch } from "./credits-low-watch.ts";
-import { isBilled, reportsQuotaUnbilled } from "./method-access.ts";
 
 export interface QuotaGuardOptions {
   readonly db: Db;
@@ -78,7 +79,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     const accountId = principal.tenant.accountId;
     if (!isBilled(req.method)) {
       if (!reportsQuotaUnbilled(req.method)) return next(req);
-      return withQuotaReported(() => next(req), String(await creditsBefore(accountId)));
+      return withLimitHeaders({ quotaRemaining: await creditsBefore(accountId) }, () => next(req));
     }
     const exhausted = () => {
       options.meter?.refused(principal.tenant, "quota");
@@ -88,7 +89,10 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     const before = await creditsBefore(accountId);
     const unbilled = () => {
       options.log?.warn({ keyId: principal.keyId }, "call completed unbilled: no credit left");
-      return withQuotaHeader(next(req), "0");
+      return next(req).then((res) => {
+        writeLimitHeaders(res.header, { quotaRemaining: 0 });
+        return res;
+      });
     };
     if (before <= 0 && req.contextValues.get(completesCallKey)) return unbilled();
     if (before <= 0) {
@@ -114,7 +118,7 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
     req.contextValues.set(billKey, bill);
     try {
       const res = await next(req);
-      res.header.set("x-quota-remaining", String(settle() ?? before));
+      writeLimitHeaders(res.header, { quotaRemaining: settle() ?? before });
       return res;
     } catch (error) {
       settle();
@@ -125,24 +129,8 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
         return unbilled();
       }
       if (refused) throw exhausted();
-      if (error instanceof ConnectError) error.metadata.set("x-quota-remaining", String(before));
+      if (error instanceof ConnectError) writeLimitHeaders(error.metadata, { quotaRemaining: before });
       throw error;
     }
   };
-}
-
-/** The credits left on the answer, an error's included: nothing was charged. */
-async function withQuotaReported<R extends { header: Headers }>(next: () => Promise<R>, remaining: string): Promise<R> {
-  try {
-    return await withQuotaHeader(next(), remaining);
-  } catch (error) {
-    if (error instanceof ConnectError) error.metadata.set("x-quota-remaining", remaining);
-    throw error;
-  }
-}
-
-async function withQuotaHeader<R extends { header: Headers }>(response: Promise<R>, remaining: string): Promise<R> {
-  const res = await response;
-  res.header.set("x-quota-remaining", remaining);
-  return res;
 }

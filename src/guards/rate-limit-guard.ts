@@ -1,15 +1,15 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
-import { rateLimitExceeded } from "../rpc/refusals.ts";
+import { completesCallKey, principalKey } from "../pipeline/context-values.ts";
+import { withLimitHeaders } from "../pipeline/limit-headers.ts";
+import { isRateLimited } from "../pipeline/method-policy.ts";
+import { rateLimitExceeded } from "../pipeline/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import { completesCallKey, principalKey } from "./context-values.ts";
-import { isRateLimited } from "./method-access.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
-import { withResponseHeaders } from "./response-headers.ts";
 
 export interface RateLimitGuardOptions {
   readonly db: Db;
@@ -38,10 +38,10 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
       return undefined;
     });
     if (decision === undefined) return next(req);
-    const headers: Record<string, string> = {
-      "x-ratelimit-limit": String(base),
-      "x-ratelimit-remaining": String(Math.max(0, base - decision.count)),
-      "x-ratelimit-reset": String(decision.resetAtMs),
+    const rateLimit = {
+      limit: base,
+      remaining: Math.max(0, base - decision.count),
+      resetAtMs: decision.resetAtMs,
     };
     if (!decision.allowed && req.contextValues.get(completesCallKey)) {
       // Bounded by the starts let in; dropping it would lose what the call said.
@@ -55,12 +55,12 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
         limit: base,
         retryAtMs: decision.retryAtMs,
         nowMs,
-        headers: { ...headers, "x-quota-remaining": String(left) },
+        limits: { rateLimit, quotaRemaining: left },
       });
     }
     if (decision.count > base) {
       log.warn({ keyId: principal.keyId, count: decision.count, limit: base }, "rate limit grace in use");
     }
-    return withResponseHeaders(headers, () => next(req));
+    return withLimitHeaders({ rateLimit }, () => next(req));
   };
 }

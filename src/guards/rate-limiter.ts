@@ -1,12 +1,5 @@
-import { decide, inspect, type WindowDecision, type WindowState } from "../domain/rolling-window.ts";
-
-/** Where rolling windows live: in this process, or shared through Redis. */
-export interface RateLimiter {
-  hit(key: string, max: number, nowMs: number): Promise<WindowDecision>;
-  /** The window as it stands, without counting a request. */
-  peek(key: string, nowMs: number): Promise<WindowState>;
-  close(): Promise<void>;
-}
+import type { RateLimiter } from "../domain/rate-limiter.ts";
+import { decide, inspect } from "../domain/rolling-window.ts";
 
 /** Windows of this process only: right for a single instance. */
 export function createMemoryRateLimiter(): RateLimiter {

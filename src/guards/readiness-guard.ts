@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { methodPolicyOf } from "../rpc/method-policy.ts";
-import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
+import { methodPolicyOf } from "../pipeline/method-policy.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../pipeline/retry-after.ts";
 
 // The service listens before its database is reachable and migrated, so that a
 // load balancer sees it starting; until then every call but the health check,

@@ -1,8 +1,8 @@
 import { Redis } from "ioredis";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { WINDOW_MS, type WindowDecision } from "../domain/rolling-window.ts";
 import { GRANT_LIFETIME_MS, nextGrantSize, takeFromGrant, unusedOf, type WindowGrant } from "../domain/window-grant.ts";
 import { answeredWithin } from "./answered-within.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
 import { ACQUIRE_GRANT, PEEK_WINDOW, RELEASE_GRANT, SETTLE_GRANT } from "./redis-window-scripts.ts";
 
 // The rolling windows of src/domain/rolling-window.ts, kept in Redis so every

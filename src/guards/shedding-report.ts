@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { AdmissionControl, AdmissionStats } from "./admission.ts";
+import type { AdmissionControl, AdmissionStats } from "../pipeline/admission-control.ts";
 
 // One log line per interval in which calls were refused, with the counts and
 // the limit: the admission control's metrics as the log carries them.

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { methodPolicyOf } from "../rpc/method-policy.ts";
-import { RETRY_AFTER_SECONDS, retryAfter } from "../rpc/retry-after.ts";
-import { deadlineKey } from "./context-values.ts";
+import { deadlineKey } from "../pipeline/context-values.ts";
+import { methodPolicyOf } from "../pipeline/method-policy.ts";
+import { RETRY_AFTER_SECONDS, retryAfter } from "../pipeline/retry-after.ts";
 
 /**
  * How long past the budget the answer waits for the outcome of a write

@@ -1,19 +1,23 @@
 import type { ContextValues, Interceptor, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
 import type { NoContextReason } from "../domain/context-variables.ts";
-import { DomainError } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { InboundEvent } from "../domain/webhook-event.ts";
-import { requestScopeKey } from "../http/request-scope.ts";
 import { COMMIT_GRACE_MS, noContextReply } from "../integrations/answer-inbound.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
-import { domainErrorToConnect } from "../rpc/public-error.ts";
-import { limitOf } from "../rpc/refusals.ts";
-import { webhookReply } from "../rpc/webhook-reply.ts";
+import type { AdmissionControl } from "../pipeline/admission-control.ts";
+import {
+  completesCallKey,
+  deadlineKey,
+  integrationKey,
+  noteNoContextKey,
+  webhookEventKey,
+} from "../pipeline/context-values.ts";
+import { limitOf } from "../pipeline/refusals.ts";
+import { requestScopeKey } from "../pipeline/request-scope.ts";
+import { webhookReply } from "../pipeline/webhook-reply.ts";
 import type { Db } from "../store/engine/database.ts";
-import type { AdmissionControl } from "./admission.ts";
-import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
 import { answerOnce, messageDigest } from "./webhook-replays.ts";
 
 export interface WebhookTriageOptions {
@@ -42,13 +46,12 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
     const integration = req.contextValues.get(integrationKey);
     if (integration === undefined || req.stream) return next(req);
     const { payload } = req.message as { payload?: unknown };
-    let event: ReturnType<typeof readWebhookEvent>;
-    try {
-      event = readWebhookEvent(integration, String(payload ?? ""), req.header);
-    } catch (error) {
-      throw error instanceof DomainError ? domainErrorToConnect(error) : error;
-    }
+    // A message that cannot be read throws its DomainError to the error boundary, which answers it.
+    const event = readWebhookEvent(integration, String(payload ?? ""), req.header);
     req.contextValues.set(webhookEventKey, event);
+    req.contextValues.set(noteNoContextKey, (reason) =>
+      noteNoContext(req.contextValues, integration, reason, options.onNoContext),
+    );
     if (event.kind === "ignored") return reply(req, { status: "ignored", type: event.type });
     if (event.kind === "end") {
       req.contextValues.set(completesCallKey, true);
@@ -96,7 +99,7 @@ export function webhookTriage(options: WebhookTriageOptions): Interceptor {
 }
 
 /** Notes an inbound webhook answered without context: in the access log (the request's scope) and the counter. */
-export function noteNoContext(
+function noteNoContext(
   values: ContextValues,
   integration: Integration,
   reason: NoContextReason,

@@ -1,13 +1,11 @@
 import type { Clock } from "../domain/clock.ts";
-import type { Integration } from "../domain/integration.ts";
 import { isTier } from "../domain/tiers.ts";
 import { integrationRowToIntegration } from "../integrations/integration-rows.ts";
-import type { BodyCheck } from "../integrations/platforms/platform-adapter.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import type { WebhookVerifier } from "../pipeline/verifiers.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/engine/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
-import type { Principal } from "./context-values.ts";
 import { createShortLivedCache } from "./short-lived-cache.ts";
 
 // Turns a platform webhook into a principal: the integration its URL names,
@@ -19,26 +17,6 @@ import { createShortLivedCache } from "./short-lived-cache.ts";
 export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
 /** Sent with every webhook refusal: HTTP clients given `user:pass@` in a URL send it only when challenged. */
 export const WEBHOOK_BASIC_CHALLENGE = 'Basic realm="Caller Context webhooks", charset="UTF-8"';
-
-export type WebhookVerification =
-  | { readonly ok: true; readonly principal: Principal; readonly integration: Integration }
-  | { readonly ok: false };
-
-export interface WebhookVerifier {
-  verify(webhookId: string, payload: string, headers: Headers, url: string): Promise<WebhookVerification>;
-  /**
-   * For a body too large to hold: the integration's platform and a check to feed the body through as it
-   * streams, or undefined when the URL names no integration or its credential needs the whole body.
-   */
-  streamingCheck(webhookId: string, headers: Headers, url: string): Promise<StreamingVerification | undefined>;
-  /** Drops cached integrations: one was deleted, or an account's tier changed. */
-  forgetAll(): void;
-}
-
-export interface StreamingVerification {
-  readonly integration: Integration;
-  readonly check: BodyCheck;
-}
 
 export function createWebhookVerifier(
   db: Db,

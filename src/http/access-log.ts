@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { RequestObserver } from "./request-observers.ts";
+import type { RequestObserver } from "../pipeline/request-observers.ts";
 
 /**
  * One line per request, with its id: protocol, route or RPC, status, the

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
-import { useSecurityHeaders } from "./security-headers.ts";
+import { useSecurityHeaders } from "../pipeline/security-headers.ts";
 
 // The OpenAPI document generated from the proto (gen/openapi.json), and a
 // reference page for people at /docs: Swagger UI from its npm package, so the

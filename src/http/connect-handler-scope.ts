@@ -6,7 +6,7 @@ import {
   type UniversalServerResponse,
 } from "@connectrpc/connect/protocol";
 import { codeFromHttpStatus, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
-import { enterMethod, protocolOf, requestScopeKey } from "./request-scope.ts";
+import { enterMethod, protocolOf, requestScopeKey } from "../pipeline/request-scope.ts";
 
 // Connect's own handler (the Connect protocol, gRPC-Web, and gRPC that is
 // compressed or JSON) tells the request's scope which method it serves and

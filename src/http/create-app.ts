@@ -11,6 +11,10 @@ import type { AppContext } from "../context.ts";
 import { dashboardAssets, dashboardFavicon } from "../dashboard/dashboard-assets.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { earlyRefusal } from "../guards/admission-guard.ts";
+import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
+import { errorResponse, sendError } from "../pipeline/error-response.ts";
+import { attachRequestObservers, createRequestObservers } from "../pipeline/request-observers.ts";
+import { enterMethod } from "../pipeline/request-scope.ts";
 import { requestLogObserver } from "../request-log/request-log-observer.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
@@ -19,14 +23,11 @@ import { createHealthService } from "../rpc/health-service.ts";
 import { createIntegrationService } from "../rpc/integration-service.ts";
 import { accessLog } from "./access-log.ts";
 import { withRequestScope } from "./connect-handler-scope.ts";
-import { errorResponse, sendError } from "./error-response.ts";
 import { createGrpcUnaryHandler } from "./grpc-unary.ts";
 import { largeWebhookHandler } from "./large-webhook.ts";
 import { createOnePortServer } from "./one-port-server.ts";
 import { withReadableConnectJson } from "./readable-connect-json.ts";
-import { attachRequestObservers, createRequestObservers } from "./request-observers.ts";
 import { openRequest, requestIdOf, scopeOf } from "./request-pipeline.ts";
-import { enterMethod } from "./request-scope.ts";
 import { type RestService, registerRestRoutes } from "./rest-adapter.ts";
 import { registerTooling } from "./tooling.ts";
 import { withUnreadableAsInvalidArgument } from "./unreadable-request.ts";
@@ -131,7 +132,7 @@ export async function createApp(
   if (serves !== "admin") {
     await fastify.register(dashboardAssets, { prefix: "/dashboard/assets" });
     await fastify.register(dashboardFavicon);
-    await fastify.register(dashboardPlugin, { prefix: "/dashboard", app });
+    await fastify.register(dashboardPlugin, { prefix: "/dashboard", app, attempts: createMemoryRateLimiter() });
   }
   await fastify.register(fastifyConnectPlugin, {
     interceptors,

@@ -4,11 +4,11 @@ import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type I
 import { compressedFlag, encodeEnvelope, invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
-import { isUnexpected, publicError } from "../rpc/public-error.ts";
-import { headerObject, headersFrom } from "./header-conversion.ts";
-import type { RequestObservers } from "./request-observers.ts";
+import { headerObject, headersFrom } from "../pipeline/header-conversion.ts";
+import { isUnexpected, publicError } from "../pipeline/public-error.ts";
+import type { RequestObservers } from "../pipeline/request-observers.ts";
+import { enterMethod } from "../pipeline/request-scope.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
-import { enterMethod } from "./request-scope.ts";
 import type { EarlyRefusal, RestService } from "./rest-adapter.ts";
 
 // Unary gRPC calls with uncompressed messages, served straight from the h2c

@@ -11,8 +11,8 @@ import {
 import type { Interceptor } from "@connectrpc/connect";
 import { omit_empty } from "../../gen/callercontext/v1/options_pb.ts";
 import { type FieldIssue, validationError } from "../domain/domain-error.ts";
-import { decodeIssuesKey } from "../guards/context-values.ts";
-import { domainErrorToConnect } from "../rpc/public-error.ts";
+import { decodeIssuesKey } from "../pipeline/context-values.ts";
+import { domainErrorToConnect } from "../pipeline/public-error.ts";
 
 // The contract's JSON, derived from the proto descriptors, for every message:
 // snake_case names, enums as their short lower-case names ("mobile" for

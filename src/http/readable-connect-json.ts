@@ -1,7 +1,7 @@
 import { type DescField, type DescMessage, fromJson, type JsonValue, ScalarType } from "@bufbuild/protobuf";
 import { createAsyncIterable, type UniversalHandler, type UniversalHandlerFn } from "@connectrpc/connect/protocol";
 import type { FieldIssue } from "../domain/domain-error.ts";
-import { decodeIssuesKey } from "../guards/context-values.ts";
+import { decodeIssuesKey } from "../pipeline/context-values.ts";
 
 // Connect's JSON decoder stops at the first field it cannot read and answers with that one alone, before any
 // interceptor runs. A Connect JSON request is read here first, field by field with the same decoder: what cannot

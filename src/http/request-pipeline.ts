@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type http from "node:http";
 import type http2 from "node:http2";
 import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
-import { peerAddressKey, principalKey } from "../guards/context-values.ts";
-import type { RequestObservers } from "./request-observers.ts";
-import { codeNameOf, enterMethod, protocolOf, type RequestScope, requestScopeKey } from "./request-scope.ts";
+import { peerAddressKey, principalKey } from "../pipeline/context-values.ts";
+import type { RequestObservers } from "../pipeline/request-observers.ts";
+import { codeNameOf, enterMethod, protocolOf, type RequestScope, requestScopeKey } from "../pipeline/request-scope.ts";
 
 // What every request gets on arrival, whatever its protocol: an id (an
 // incoming x-request-id is kept), the client's address, a signal aborted

@@ -11,14 +11,19 @@ import {
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { route as routeOption } from "../../gen/callercontext/v1/options_pb.ts";
-import { decodeIssuesKey, restStatusKey } from "../guards/context-values.ts";
-import { isUnexpected, publicError } from "../rpc/public-error.ts";
-import { connectErrorToHttp, type HttpError, body as httpError, sendError as send } from "./error-response.ts";
-import { headersFrom, restHeaderObject } from "./header-conversion.ts";
+import { decodeIssuesKey, restStatusKey } from "../pipeline/context-values.ts";
+import {
+  connectErrorToHttp,
+  type HttpError,
+  body as httpError,
+  sendError as send,
+} from "../pipeline/error-response.ts";
+import { headersFrom, restHeaderObject } from "../pipeline/header-conversion.ts";
+import { isUnexpected, publicError } from "../pipeline/public-error.ts";
+import { enterMethod } from "../pipeline/request-scope.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import type { LargeBodyHandler } from "./large-webhook.ts";
 import { scopeOf } from "./request-pipeline.ts";
-import { enterMethod } from "./request-scope.ts";
 
 // The generic REST adapter. Every RPC that declares a route in the proto
 // (option (callercontext.v1.route)) becomes a JSON endpoint here, invoking the

@@ -2,10 +2,10 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
 import { metricsObserver } from "../metrics/metrics-observer.ts";
+import { onRequestDone } from "../pipeline/request-observers.ts";
+import { enterMethod } from "../pipeline/request-scope.ts";
 import { registerApiDocs } from "./api-docs.ts";
-import { onRequestDone } from "./request-observers.ts";
 import { scopeOf } from "./request-pipeline.ts";
-import { enterMethod } from "./request-scope.ts";
 import { registerToolingServices } from "./tooling-services.ts";
 
 /**

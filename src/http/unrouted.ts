@@ -1,9 +1,9 @@
 import type http2 from "node:http2";
 import { Code } from "@connectrpc/connect";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { body, sendError } from "./error-response.ts";
+import { body, sendError } from "../pipeline/error-response.ts";
+import { enterMethod, protocolOf } from "../pipeline/request-scope.ts";
 import { scopeOf } from "./request-pipeline.ts";
-import { enterMethod, protocolOf } from "./request-scope.ts";
 
 // Requests no route takes, answered in the caller's own protocol: a gRPC
 // client gets status UNIMPLEMENTED (its library cannot read a JSON 404), a

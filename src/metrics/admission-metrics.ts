@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { AdmissionControl, ShedReason } from "../guards/admission.ts";
+import type { AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
 
 // The admission control's state, read when Prometheus scrapes: the limit it
 // has settled on, the calls in flight and queued, and the refusals by reason.

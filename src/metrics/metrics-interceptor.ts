@@ -1,9 +1,9 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { CallerContextService, RecommendationSchema } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
-import { deadlineKey, principalKey } from "../guards/context-values.ts";
-import { requestScopeKey } from "../http/request-scope.ts";
-import type { Metrics } from "./metrics.ts";
+import { deadlineKey, principalKey } from "../pipeline/context-values.ts";
+import type { Metrics } from "../pipeline/metrics-registry.ts";
+import { requestScopeKey } from "../pipeline/request-scope.ts";
 import { rpcSystemOf } from "./metrics-observer.ts";
 
 // What only the chain can see of an API call, over every protocol: that it

@@ -1,6 +1,6 @@
-import type { Protocol, RequestObserver } from "../http/request-observers.ts";
-import { grpcStatusOf } from "../http/request-scope.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Metrics } from "../pipeline/metrics-registry.ts";
+import type { Protocol, RequestObserver } from "../pipeline/request-observers.ts";
+import { grpcStatusOf } from "../pipeline/request-scope.ts";
 
 // Every request, whatever its protocol, as the request pipeline reports it
 // once it is done: its HTTP duration by route, and for Connect and gRPC calls

@@ -1,6 +1,6 @@
 import http from "node:http";
 import { safeEqual } from "../integrations/webhook-credentials.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Metrics } from "../pipeline/metrics-registry.ts";
 
 // GET /metrics, in Prometheus' text format, on a listener of its own and
 // never on the API's port: by default on 127.0.0.1, for a scraper on the same

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { AdmissionControl } from "../guards/admission.ts";
-import type { FallbackRateLimiter } from "../guards/fallback-rate-limiter.ts";
+import type { FallbackRateLimiter } from "../domain/rate-limiter.ts";
+import type { AdmissionControl } from "../pipeline/admission-control.ts";
+import type { Metrics } from "../pipeline/metrics-registry.ts";
 import type { Database } from "../store/engine/database.ts";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
 import { registerRateLimitMetrics } from "./rate-limit-metrics.ts";
@@ -9,29 +10,6 @@ import { registerRuntimeMetrics } from "./runtime-metrics.ts";
 // The service's Prometheus metrics, in a registry of its own (one per running
 // server). Names follow OpenTelemetry's semantic conventions where they have
 // one. No label ever carries a key, a customer or a call id.
-
-export interface Metrics {
-  readonly registry: Registry;
-  /** Every HTTP request (REST, Connect, gRPC, the dashboard), by method, route template and status. */
-  readonly httpDuration: Histogram<HttpLabel>;
-  /** Every Connect and gRPC call, by system, service, method and status (REST calls are HTTP requests). */
-  readonly rpcDuration: Histogram<RpcLabel | RpcStatusLabel>;
-  readonly rpcActive: Gauge<RpcLabel>;
-  /** Requests refused by the rate limit, the quota or the failed-authentication limit, by the key's tier. */
-  readonly refusals: Counter<"reason" | "tier">;
-  readonly recommendations: Counter<"recommendation">;
-  readonly budgetExpiries: Counter<"method">;
-  /** Inbound platform webhooks answered 2xx without context, by platform and why. */
-  readonly webhookNoContext: Counter<"platform" | "reason">;
-  /** Stops what samples on a timer (the event-loop delay). */
-  stop(): void;
-}
-
-// Label names are the attributes of OpenTelemetry's semantic conventions as its
-// Prometheus exporter writes them (dots become underscores).
-export type HttpLabel = "http_request_method" | "http_route" | "http_response_status_code";
-export type RpcLabel = "rpc_system" | "rpc_service" | "rpc_method";
-export type RpcStatusLabel = "rpc_grpc_status_code" | "rpc_connect_rpc_error_code";
 
 // Latency buckets around a start's one-second budget.
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { FallbackRateLimiter } from "../guards/fallback-rate-limiter.ts";
+import type { FallbackRateLimiter } from "../domain/rate-limiter.ts";
 
 // Where the rate-limit windows live now (registered only with REDIS_URL): in Redis, shared by every instance, or in
 // this instance while Redis does not answer (docs/operations.md, "Redis").

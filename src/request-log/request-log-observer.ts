@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.ts";
-import type { RequestObserver, RequestRecord } from "../http/request-observers.ts";
-import { grpcStatusOf } from "../http/request-scope.ts";
-import type { RequestLog } from "./request-log.ts";
+import type { RequestLog } from "../pipeline/request-log-sink.ts";
+import type { RequestObserver, RequestRecord } from "../pipeline/request-observers.ts";
+import { grpcStatusOf } from "../pipeline/request-scope.ts";
 
 // Which finished requests the Requests page keeps, and in what words: the
 // API requests an account's key made, over any protocol. The dashboard's own

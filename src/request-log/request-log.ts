@@ -1,3 +1,4 @@
+import type { RequestLog } from "../pipeline/request-log-sink.ts";
 import type { Db } from "../store/engine/database.ts";
 import { insertRequestLog, type RequestLogEntry } from "../store/request-log-repository.ts";
 
@@ -5,13 +6,6 @@ import { insertRequestLog, type RequestLogEntry } from "../store/request-log-rep
 // a finished request is pushed onto an array in memory, and a timer writes
 // the array in one multi-row INSERT every second (or sooner once it holds a
 // batch). Closing writes what is left, so a graceful stop loses nothing.
-
-export interface RequestLog {
-  record(entry: RequestLogEntry): void;
-  /** Writes what is recorded so far (the Requests page calls it before reading). */
-  flush(): Promise<void>;
-  close(): Promise<void>;
-}
 
 export interface RequestLogOptions {
   readonly intervalMs?: number;

@@ -17,10 +17,10 @@ import type { Integration } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
+import { withDomainErrors } from "../pipeline/public-error.ts";
 import { accountDepsOf, dashboardAuthDepsOf } from "../use-case-deps.ts";
 import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
 export function createAdminService(app: AppContext): ServiceImpl<typeof AdminService> {

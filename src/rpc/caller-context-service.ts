@@ -9,8 +9,10 @@ import { identifyCall } from "../calls/identify-call.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { earliest } from "../guards/client-deadline.ts";
-import { billKey, deadlineKey, decodeIssuesKey, type Principal, principalKey } from "../guards/context-values.ts";
+import type { Principal } from "../domain/principal.ts";
+import { billKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
+import { effectiveDeadline } from "../pipeline/deadline.ts";
+import { writeLimitHeaders } from "../pipeline/limit-headers.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {
@@ -23,7 +25,6 @@ import {
   usageToResponse,
 } from "./call-mapping.ts";
 import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 /**
  * The methods whose use cases refuse a body the host could not decode themselves (CallRequest.decodeIssues),
@@ -44,35 +45,32 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
     monthlyAllowance: app.config.monthlyQuota,
   };
   return {
-    startCall: withDomainErrors(async (request, context) =>
+    startCall: async (request, context) =>
       startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
-    ),
-    endCall: withDomainErrors(async (request, context) => {
+    endCall: async (request, context) => {
       const key = idempotencyKeyOf(context.requestHeader);
       return endResultToResponse(await endCall(deps, callRequestOf(context), endRequestToInput(request), key));
-    }),
-    identifyCall: withDomainErrors(async (request, context) =>
+    },
+    identifyCall: async (request, context) =>
       identifyResultToResponse(await identifyCall(deps, callRequestOf(context), identifyRequestToInput(request))),
-    ),
-    getUsage: withDomainErrors(async (_request, context) => {
+    getUsage: async (_request, context) => {
       const usage = await getUsage(usageSources, requirePrincipal(context), app.clock.now());
       // The guard headers every authenticated response carries, from the same look (nothing was counted).
-      context.responseHeader.set("x-ratelimit-limit", String(usage.rateLimit.limit));
-      context.responseHeader.set("x-ratelimit-remaining", String(usage.rateLimit.remaining));
-      context.responseHeader.set("x-ratelimit-reset", String(usage.rateLimit.resetAt.getTime()));
-      context.responseHeader.set("x-quota-remaining", String(usage.quota.remaining));
+      writeLimitHeaders(context.responseHeader, {
+        rateLimit: { ...usage.rateLimit, resetAtMs: usage.rateLimit.resetAt.getTime() },
+        quotaRemaining: usage.quota.remaining,
+      });
       return usageToResponse(usage);
-    }),
-    getContactFigures: withDomainErrors(async (request, context) =>
+    },
+    getContactFigures: async (request, context) =>
       contactFiguresToResponse(
         await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
       ),
-    ),
-    exportContactFigures: withDomainErrors(async (request, context) => ({
+    exportContactFigures: async (request, context) => ({
       csv: contactFiguresCsv(
         await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
       ),
-    })),
+    }),
   };
 }
 
@@ -91,7 +89,7 @@ export function callRequestOf(context: HandlerContext): CallRequest {
     retentionDays: principal.retentionDays,
     bill: context.values.get(billKey),
     signal: context.signal,
-    deadline: earliest(context.values.get(deadlineKey), clientDeadline(context)),
+    deadline: effectiveDeadline(context.values, context.requestHeader),
     decodeIssues: context.values.get(decodeIssuesKey),
   };
 }
@@ -99,10 +97,4 @@ export function callRequestOf(context: HandlerContext): CallRequest {
 /** Idempotency-Key and X-Idempotency-Key are one header; the first wins when both are sent. */
 function idempotencyKeyOf(headers: Headers): string | undefined {
   return headers.get("idempotency-key") ?? headers.get("x-idempotency-key") ?? undefined;
-}
-
-/** The client's own deadline (grpc-timeout, connect-timeout-ms) as epoch ms, if it sent one. */
-function clientDeadline(context: HandlerContext): number | undefined {
-  const left = context.timeoutMs();
-  return left === undefined ? undefined : Date.now() + left;
 }

@@ -9,10 +9,9 @@ import { getCustomer } from "../customers/get-customer.ts";
 import { listCustomers } from "../customers/list-customers.ts";
 import { mergeCustomers } from "../customers/merge-customers.ts";
 import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { billKey, decodeIssuesKey } from "../guards/context-values.ts";
+import { billKey, decodeIssuesKey } from "../pipeline/context-values.ts";
 import { requirePrincipal } from "./caller-context-service.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 /**
  * The methods whose use cases refuse what the host could not decode themselves, with what their own validation
@@ -36,42 +35,42 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
   };
   const op = (context: HandlerContext) => ({ now: app.clock.now(), bill: context.values.get(billKey) });
   return {
-    getCustomer: withDomainErrors(async (request, context) => {
+    getCustomer: async (request, context) => {
       const tenant = tenantOf(context);
       return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, op(context)));
-    }),
-    listCustomers: withDomainErrors(async (request, context) => {
+    },
+    listCustomers: async (request, context) => {
       const tenant = tenantOf(context);
       const query = identifierQuery(request, context);
       const found = await listCustomers(store, tenant, query, op(context));
       return { customers: found.map(customerSummaryToProto) };
-    }),
-    eraseCustomer: withDomainErrors(async (request, context) => {
+    },
+    eraseCustomer: async (request, context) => {
       const tenant = tenantOf(context);
       const { customerRef } = await eraseCustomer(store, tenant, request.customerRef, op(context));
       return { customerRef, erased: true };
-    }),
-    forgetCustomer: withDomainErrors(async (request, context) => {
+    },
+    forgetCustomer: async (request, context) => {
       const tenant = tenantOf(context);
       const forgotten = await forgetCustomer(store, tenant, request.customerRef, op(context));
       return { ...forgotten, erased: true };
-    }),
-    liftForgetMe: withDomainErrors(async (request, context) => {
+    },
+    liftForgetMe: async (request, context) => {
       const query = identifierQuery(request, context);
       return liftForgetMe(store, tenantOf(context), query);
-    }),
-    mergeCustomers: withDomainErrors(async (request, context) => {
+    },
+    mergeCustomers: async (request, context) => {
       const tenant = tenantOf(context);
       const decodeIssues = context.values.get(decodeIssuesKey);
       return customerRecordToProto(
         await mergeCustomers(store, tenant, request.customerRef, request.from, op(context), decodeIssues),
       );
-    }),
-    unlinkIdentifier: withDomainErrors(async (request, context) => {
+    },
+    unlinkIdentifier: async (request, context) => {
       const tenant = tenantOf(context);
       const query = identifierQuery(request, context);
       return customerRecordToProto(await unlinkIdentifier(store, tenant, request.customerRef, query, op(context)));
-    }),
+    },
   };
 }
 

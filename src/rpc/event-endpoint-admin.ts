@@ -6,7 +6,6 @@ import { createEndpoint } from "../events/create-endpoint.ts";
 import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
 import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
 import { eventDepsOf } from "../use-case-deps.ts";
-import { withDomainErrors } from "./public-error.ts";
 
 // The event endpoint methods of AdminService: proto ⇄ the endpoint use cases.
 
@@ -25,7 +24,7 @@ type EventEndpointMethods = Pick<
 export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
   const deps = eventDepsOf(app);
   return {
-    createEventEndpoint: withDomainErrors(async (req) => {
+    createEventEndpoint: async (req) => {
       const created = await createEndpoint(deps, {
         accountId: req.accountId,
         url: req.url,
@@ -34,30 +33,30 @@ export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
         includeVariableValues: req.includeVariableValues,
       });
       return { endpoint: endpointToProto(created.endpoint), signingSecret: created.signingSecret };
-    }),
-    listEventEndpoints: withDomainErrors(async (req) => ({
+    },
+    listEventEndpoints: async (req) => ({
       endpoints: (await listEndpoints(deps, req.accountId)).map(endpointToProto),
-    })),
-    setEventEndpointEnabled: withDomainErrors(async (req) => ({
+    }),
+    setEventEndpointEnabled: async (req) => ({
       endpoint: endpointToProto(await setEndpointEnabled(deps, req.endpointId, req.enabled)),
-    })),
-    rollEventEndpointSecret: withDomainErrors(async (req) => {
+    }),
+    rollEventEndpointSecret: async (req) => {
       const rolled = await rollEndpointSecret(deps, req.endpointId, req.grace || "24h");
       return {
         endpoint: endpointToProto(rolled.endpoint),
         signingSecret: rolled.signingSecret,
         previousSecretExpiresAt: rolled.previousExpiresAt.toISOString(),
       };
-    }),
-    deleteEventEndpoint: withDomainErrors(async (req) => {
+    },
+    deleteEventEndpoint: async (req) => {
       await deleteEndpoint(deps, req.endpointId);
       return { endpointId: req.endpointId, deleted: true };
-    }),
-    sendTestEvent: withDomainErrors(async (req) => sendTestEvent(deps, req.endpointId)),
-    listEventDeliveries: withDomainErrors(async (req) => ({
+    },
+    sendTestEvent: async (req) => sendTestEvent(deps, req.endpointId),
+    listEventDeliveries: async (req) => ({
       deliveries: (await listDeliveries(deps, req.endpointId)).map(deliveryToProto),
-    })),
-    redeliverEvent: withDomainErrors(async (req) => redeliver(deps, req.deliveryId)),
+    }),
+    redeliverEvent: async (req) => redeliver(deps, req.deliveryId),
   };
 }
 

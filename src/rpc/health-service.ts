@@ -2,8 +2,8 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { HealthService } from "../../gen/callercontext/v1/health_pb.ts";
 import type { AppContext } from "../context.ts";
-import { restStatusKey } from "../guards/context-values.ts";
-import { RETRY_AFTER_SECONDS, setRetryAfter } from "./retry-after.ts";
+import { restStatusKey } from "../pipeline/context-values.ts";
+import { RETRY_AFTER_SECONDS, setRetryAfter } from "../pipeline/retry-after.ts";
 
 /**
  * Healthy when a real round trip to the database succeeds; degraded (still

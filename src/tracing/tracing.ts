@@ -21,8 +21,8 @@ import {
 } from "@opentelemetry/resources";
 import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import type { LogEvent } from "kysely";
-import { errorResponse } from "../http/error-response.ts";
-import { type RequestScope, requestScopeKey } from "../http/request-scope.ts";
+import { errorResponse } from "../pipeline/error-response.ts";
+import { type RequestScope, requestScopeKey } from "../pipeline/request-scope.ts";
 import { summarizeStatement } from "./statement-summary.ts";
 
 // Opt-in tracing (OTEL_EXPORTER_OTLP_ENDPOINT): one server span per API call

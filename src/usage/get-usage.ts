@@ -1,7 +1,7 @@
 import { DomainError } from "../domain/domain-error.ts";
+import type { Principal } from "../domain/principal.ts";
+import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { BASE_LIMIT_PER_MINUTE } from "../domain/tiers.ts";
-import type { Principal } from "../guards/context-values.ts";
-import type { RateLimiter } from "../guards/rate-limiter.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/engine/database.ts";
 

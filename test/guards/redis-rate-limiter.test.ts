@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, test } from "vitest";
+import type { RateLimiter } from "../../src/domain/rate-limiter.ts";
 import { WINDOW_MS } from "../../src/domain/rolling-window.ts";
 import { GRANT_LIFETIME_MS } from "../../src/domain/window-grant.ts";
-import type { RateLimiter } from "../../src/guards/rate-limiter.ts";
 import { createRedisRateLimiter } from "../../src/guards/redis-rate-limiter.ts";
 
 // The shared windows in a real Redis (REDIS_URL, else the local one CI starts). A busy key is let in on grants,

@@ -5,7 +5,7 @@ import { type DescFile, type DescMethod, type DescService, getOption, hasOption 
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { route } from "../../gen/callercontext/v1/options_pb.ts";
-import { methodPolicyOf } from "../../src/rpc/method-policy.ts";
+import { methodPolicyOf } from "../../src/pipeline/method-policy.ts";
 import { runCli, runCliJson } from "../helpers/cli-runner.ts";
 import { createGrpcClient } from "../helpers/grpc-client.ts";
 import { callWithBytes } from "../helpers/raw-grpc.ts";

@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
+import { type Limits, writeLimitHeaders } from "./limit-headers.ts";
 import { retryAfter, secondsUntil } from "./retry-after.ts";
 
 // The guards' refusals for a limit, with the typed details every protocol
@@ -15,13 +16,13 @@ export interface RateLimitRefusal {
   /** When the window lets the client in again, and now (epoch ms). */
   readonly retryAtMs: number;
   readonly nowMs: number;
-  /** Other headers the client is answered with (the limit's own). */
-  readonly headers?: Record<string, string>;
+  /** The limits the client is answered with (the limit's own headers). */
+  readonly limits?: Limits;
 }
 
 export function rateLimitExceeded(refusal: RateLimitRefusal): ConnectError {
   const seconds = secondsUntil(refusal.retryAtMs, refusal.nowMs);
-  return new ConnectError(refusal.message, Code.ResourceExhausted, { ...refusal.headers, ...retryAfter(seconds) }, [
+  const error = new ConnectError(refusal.message, Code.ResourceExhausted, retryAfter(seconds), [
     {
       desc: RateLimitExceededSchema,
       value: create(RateLimitExceededSchema, {
@@ -32,12 +33,16 @@ export function rateLimitExceeded(refusal: RateLimitRefusal): ConnectError {
       }),
     },
   ]);
+  if (refusal.limits !== undefined) writeLimitHeaders(error.metadata, refusal.limits);
+  return error;
 }
 
 export function quotaExhausted(billingAccountId: string): ConnectError {
-  return new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, { "x-quota-remaining": "0" }, [
+  const error = new ConnectError("Monthly quota exhausted", Code.ResourceExhausted, undefined, [
     { desc: QuotaExhaustedSchema, value: create(QuotaExhaustedSchema, { quotaRemaining: 0, billingAccountId }) },
   ]);
+  writeLimitHeaders(error.metadata, { quotaRemaining: 0 });
+  return error;
 }
 
 /** The limit a refusal came from, or undefined for an error that is not a limit's refusal. */

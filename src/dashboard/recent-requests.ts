@@ -1,9 +1,9 @@
 import type { Clock } from "../domain/clock.ts";
 import { DAY_MS } from "../domain/limits.ts";
+import type { RequestLog } from "../pipeline/request-log-sink.ts";
 import type { Db } from "../store/engine/database.ts";
 import { REQUEST_LOG_DAYS } from "../store/jobs/sweeper.ts";
 import { type LoggedRequest, listRecentRequests } from "../store/request-log-repository.ts";
-import type { RequestLog } from "./request-log.ts";
 
 /** How many requests the Requests page shows at most. */
 export const RECENT_REQUESTS_SHOWN = 1000;

@@ -1,9 +1,9 @@
 import { createContextKey } from "@connectrpc/connect";
 import type { Bill } from "../calls/call-write.ts";
+import type { NoContextReason } from "../domain/context-variables.ts";
 import type { FieldIssue } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
-import type { Tenant } from "../domain/tenant.ts";
-import type { Tier } from "../domain/tiers.ts";
+import type { Principal } from "../domain/principal.ts";
 import type { WebhookEvent } from "../domain/webhook-event.ts";
 
 // Values the host and the guards hand to the service implementation.
@@ -12,15 +12,6 @@ import type { WebhookEvent } from "../domain/webhook-event.ts";
 export const decodeIssuesKey = createContextKey<readonly FieldIssue[]>([], {
   description: "issues found while decoding the request body",
 });
-
-export interface Principal {
-  readonly tenant: Tenant;
-  readonly keyId: string;
-  readonly billingAccountId: string;
-  readonly tier: Tier;
-  /** The account's context retention in days, read with the key (src/domain/retention.ts). */
-  readonly retentionDays: number;
-}
 
 /** Set by the authentication guard; every API-key method may rely on it. */
 export const principalKey = createContextKey<Principal | undefined>(undefined, {
@@ -64,4 +55,12 @@ export const webhookEventKey = createContextKey<WebhookEvent | undefined>(undefi
  */
 export const completesCallKey = createContextKey<boolean>(false, {
   description: "completes a call already let in",
+});
+
+/**
+ * Set by the webhook triage for a verified webhook: notes that it was answered without context (in the
+ * request's report and the counter), for the handler whose use case decided so.
+ */
+export const noteNoContextKey = createContextKey<((reason: NoContextReason) => void) | undefined>(undefined, {
+  description: "notes a webhook answered without context",
 });

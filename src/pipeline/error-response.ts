@@ -8,8 +8,8 @@ import {
   RateLimitExceededSchema,
   ValidationFailureSchema,
 } from "../../gen/callercontext/v1/errors_pb.ts";
-import { publicError } from "../rpc/public-error.ts";
 import { restHeaderObject } from "./header-conversion.ts";
+import { publicError } from "./public-error.ts";
 
 // Any error → the spec's JSON error: {error: <status phrase>, message, ...extra}.
 // The Connect code picks the status; typed details refine it and add fields.
