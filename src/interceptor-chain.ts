@@ -20,6 +20,7 @@ import { strictInput } from "./http/json-codec.ts";
 import { recordOutcome } from "./http/request-pipeline.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
+import { ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/admin-service.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
 import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
@@ -102,6 +103,7 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
       validatedWithDecodeIssues: new Set([
         ...VALIDATED_WITH_DECODE_ISSUES,
         ...CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES,
+        ...ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES,
       ]),
     }),
   ];

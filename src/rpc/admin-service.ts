@@ -1,5 +1,6 @@
+import type { DescMethod } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
+import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { createAccount } from "../accounts/create-account.ts";
 import { createKey } from "../accounts/create-key.ts";
 import { getAccount } from "../accounts/get-account.ts";
@@ -14,6 +15,7 @@ import { writeBackup } from "../backups/write-backup.ts";
 import type { AppContext } from "../context.ts";
 import { createInvite } from "../dashboard-auth/invites.ts";
 import type { Integration } from "../domain/integration.ts";
+import { decodeIssuesKey } from "../guards/context-values.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
@@ -22,40 +24,90 @@ import { contactFiguresToResponse } from "./contact-figures-mapping.ts";
 import { eventEndpointMethods } from "./event-endpoint-admin.ts";
 import { withDomainErrors } from "./public-error.ts";
 
+/**
+ * The admin methods whose use cases refuse what the host could not decode themselves, with what their own rules
+ * find (a missing name, a tier outside the set, a quota out of range): one 400 names every offending field. The
+ * others take nothing but the ids in their path (a 404 when they name nothing) or a flag with no rule.
+ */
+export const ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES: readonly DescMethod[] = [
+  AdminService.method.createAccount,
+  AdminService.method.setAccountQuota,
+  AdminService.method.setAccountTier,
+  AdminService.method.setAccountRetention,
+  AdminService.method.setAccountRepeatWindow,
+  AdminService.method.getAccountContactFigures,
+  AdminService.method.createKey,
+  AdminService.method.createIntegration,
+  AdminService.method.createEventEndpoint,
+  AdminService.method.rollEventEndpointSecret,
+];
+
 /** Accounts and keys for the operator: proto ⇄ the account use cases. The admin token guards every method. */
 export function createAdminService(app: AppContext): ServiceImpl<typeof AdminService> {
   const auth = dashboardAuthDepsOf(app);
   const deps = accountDepsOf(app);
   return {
-    createAccount: withDomainErrors(async (req) => ({
-      account: await createAccount(deps, { name: req.name, tier: req.tier, quota: req.quota }),
+    createAccount: withDomainErrors(async (req, context) => ({
+      account: await createAccount(deps, {
+        name: req.name,
+        tier: req.tier,
+        quota: req.quota,
+        decodeIssues: context.values.get(decodeIssuesKey),
+      }),
     })),
     getAccount: withDomainErrors(async (req) => ({ account: await getAccount(deps, req.accountId) })),
-    setAccountQuota: withDomainErrors(async (req) => ({
-      account: await setAccountQuota(deps, { accountId: req.accountId, quotaRemaining: req.quotaRemaining }),
+    setAccountQuota: withDomainErrors(async (req, context) => ({
+      account: await setAccountQuota(deps, {
+        accountId: req.accountId,
+        quotaRemaining: req.quotaRemaining,
+        decodeIssues: context.values.get(decodeIssuesKey),
+      }),
     })),
-    setAccountRetention: withDomainErrors(async (req) => ({
+    setAccountRetention: withDomainErrors(async (req, context) => ({
       account: await setAccountRetention(deps, {
         accountId: req.accountId,
         contextRetentionDays: req.contextRetentionDays,
+        decodeIssues: context.values.get(decodeIssuesKey),
       }),
     })),
-    getAccountContactFigures: withDomainErrors(async (req) => ({
-      figures: contactFiguresToResponse(await getAccountContactFigures(app.database, req, app.clock.now())),
+    getAccountContactFigures: withDomainErrors(async (req, context) => ({
+      figures: contactFiguresToResponse(
+        await getAccountContactFigures(
+          app.database,
+          {
+            accountId: req.accountId,
+            mode: req.mode,
+            from: req.from,
+            to: req.to,
+            decodeIssues: context.values.get(decodeIssuesKey),
+          },
+          app.clock.now(),
+        ),
+      ),
     })),
-    setAccountRepeatWindow: withDomainErrors(async (req) => ({
-      account: await setAccountRepeatWindow(deps, { accountId: req.accountId, repeatWindowDays: req.repeatWindowDays }),
+    setAccountRepeatWindow: withDomainErrors(async (req, context) => ({
+      account: await setAccountRepeatWindow(deps, {
+        accountId: req.accountId,
+        repeatWindowDays: req.repeatWindowDays,
+        decodeIssues: context.values.get(decodeIssuesKey),
+      }),
     })),
-    setAccountTier: withDomainErrors(async (req) => ({
-      account: await setAccountTier(deps, { accountId: req.accountId, tier: req.tier }),
+    setAccountTier: withDomainErrors(async (req, context) => ({
+      account: await setAccountTier(deps, {
+        accountId: req.accountId,
+        tier: req.tier,
+        decodeIssues: context.values.get(decodeIssuesKey),
+      }),
     })),
-    createKey: withDomainErrors(async (req) => createKey(deps, { accountId: req.accountId, kind: req.kind })),
+    createKey: withDomainErrors(async (req, context) =>
+      createKey(deps, { accountId: req.accountId, kind: req.kind, decodeIssues: context.values.get(decodeIssuesKey) }),
+    ),
     listKeys: withDomainErrors(async (req) => ({ keys: await listKeys(deps, req.accountId) })),
     revokeKey: withDomainErrors(async (req) => {
       const key = await revokeKey(deps, req.keyId);
       return { keyId: key.keyId, revoked: key.revoked };
     }),
-    createIntegration: withDomainErrors(async (req) => {
+    createIntegration: withDomainErrors(async (req, context) => {
       const mapping = req.endOfCall;
       const created = await createIntegration(deps, {
         accountId: req.accountId,
@@ -68,6 +120,7 @@ export function createAdminService(app: AppContext): ServiceImpl<typeof AdminSer
         statusField: mapping?.statusField,
         variableFields: mapping?.variableFields ?? [],
         storeSummary: mapping?.storeSummary ?? false,
+        decodeIssues: context.values.get(decodeIssuesKey),
       });
       return { integration: integrationToProto(created.integration), webhookSecret: created.webhookSecret };
     }),

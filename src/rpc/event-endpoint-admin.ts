@@ -5,6 +5,7 @@ import type { EventDelivery, EventEndpoint } from "../domain/events.ts";
 import { createEndpoint } from "../events/create-endpoint.ts";
 import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
 import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
+import { decodeIssuesKey } from "../guards/context-values.ts";
 import { eventDepsOf } from "../use-case-deps.ts";
 import { withDomainErrors } from "./public-error.ts";
 
@@ -25,13 +26,14 @@ type EventEndpointMethods = Pick<
 export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
   const deps = eventDepsOf(app);
   return {
-    createEventEndpoint: withDomainErrors(async (req) => {
+    createEventEndpoint: withDomainErrors(async (req, context) => {
       const created = await createEndpoint(deps, {
         accountId: req.accountId,
         url: req.url,
         kind: req.kind,
         eventTypes: req.eventTypes,
         includeVariableValues: req.includeVariableValues,
+        decodeIssues: context.values.get(decodeIssuesKey),
       });
       return { endpoint: endpointToProto(created.endpoint), signingSecret: created.signingSecret };
     }),
@@ -41,8 +43,15 @@ export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
     setEventEndpointEnabled: withDomainErrors(async (req) => ({
       endpoint: endpointToProto(await setEndpointEnabled(deps, req.endpointId, req.enabled)),
     })),
-    rollEventEndpointSecret: withDomainErrors(async (req) => {
-      const rolled = await rollEndpointSecret(deps, req.endpointId, req.grace || "24h");
+    rollEventEndpointSecret: withDomainErrors(async (req, context) => {
+      const grace = req.grace || "24h";
+      const rolled = await rollEndpointSecret(
+        deps,
+        req.endpointId,
+        grace,
+        undefined,
+        context.values.get(decodeIssuesKey),
+      );
       return {
         endpoint: endpointToProto(rolled.endpoint),
         signingSecret: rolled.signingSecret,
