@@ -19,6 +19,7 @@ import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import type { AdmissionControl } from "./pipeline/admission-control.ts";
 import type { Metrics } from "./pipeline/metrics-registry.ts";
 import type { KeyVerifier, WebhookVerifier } from "./pipeline/verifiers.ts";
+import { ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/admin-service.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
 import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
@@ -101,6 +102,7 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
       validatedWithDecodeIssues: new Set([
         ...VALIDATED_WITH_DECODE_ISSUES,
         ...CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES,
+        ...ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES,
       ]),
     }),
     implementationErrors(),

@@ -8,14 +8,31 @@ import type { ApiKeyRow } from "../store/schema.ts";
 
 // Checks and row mappers shared by the account use cases.
 
+const tierMessage = `Expected one of: ${TIERS.join(", ")}`;
+const kindMessage = "Expected one of: test, prod";
+
 export function parseTier(value: string, path = "tier"): Tier {
-  if (!isTier(value)) throw invalid([path], `Expected one of: ${TIERS.join(", ")}`);
+  if (!isTier(value)) throw invalid([path], tierMessage);
   return value;
 }
 
 export function parseKind(value: string): Mode {
-  if (value !== "test" && value !== "prod") throw invalid(["kind"], "Expected one of: test, prod");
+  if (!isKind(value)) throw invalid(["kind"], kindMessage);
   return value;
+}
+
+/** Collects a tier outside the set with the request's other issues instead of throwing. */
+export function checkTier(issues: FieldIssue[], value: string, path = "tier"): void {
+  if (!isTier(value)) issues.push({ path: [path], message: tierMessage });
+}
+
+/** Collects a key kind outside the set with the request's other issues instead of throwing. */
+export function checkKind(issues: FieldIssue[], value: string): void {
+  if (!isKind(value)) issues.push({ path: ["kind"], message: kindMessage });
+}
+
+function isKind(value: string): value is Mode {
+  return value === "test" || value === "prod";
 }
 
 export function checkQuota(issues: FieldIssue[], path: string, value: number): void {

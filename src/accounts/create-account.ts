@@ -1,10 +1,11 @@
 import type { Account } from "../domain/account.ts";
 import { randomBase62 } from "../domain/api-key.ts";
-import { type FieldIssue, validationError } from "../domain/domain-error.ts";
+import type { FieldIssue } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
 import { MAX_ACCOUNT_NAME_LENGTH } from "../domain/limits.ts";
+import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import { insertAccount } from "../store/account-repository.ts";
-import { accountRowToAccount, checkQuota, parseTier } from "./account-checks.ts";
+import { accountRowToAccount, checkQuota, checkTier, parseTier } from "./account-checks.ts";
 import type { AccountDeps } from "./account-deps.ts";
 
 export interface CreateAccountInput {
@@ -13,6 +14,8 @@ export interface CreateAccountInput {
   readonly tier?: string;
   /** Credits for the current month; defaults to the tier's monthly allowance. */
   readonly quota?: number;
+  /** What the host could not decode of the request: refused with the rules' issues, in one answer. */
+  readonly decodeIssues?: readonly FieldIssue[];
 }
 
 /** A new account with prefixed ids, so a glance tells an account from a billing account. */
@@ -22,7 +25,8 @@ export async function createAccount(deps: Omit<AccountDeps, "secrets">, input: C
   if (name === "") issues.push({ path: ["name"], message: "Required" });
   checkText(issues, ["name"], name, MAX_ACCOUNT_NAME_LENGTH);
   if (input.quota !== undefined) checkQuota(issues, "quota", input.quota);
-  if (issues.length > 0) throw validationError(issues);
+  checkTier(issues, input.tier ?? "free");
+  refuseOffendingFields(issues, input.decodeIssues);
   const tier = parseTier(input.tier ?? "free");
   const now = deps.clock.now();
   const row = await insertAccount(

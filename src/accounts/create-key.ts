@@ -1,7 +1,9 @@
 import type { CreatedKey } from "../domain/account.ts";
 import { displayPrefix, generateApiKey, hashSecret, randomBase62 } from "../domain/api-key.ts";
+import type { FieldIssue } from "../domain/domain-error.ts";
+import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import { insertApiKey } from "../store/api-key-repository.ts";
-import { parseKind } from "./account-checks.ts";
+import { checkKind, parseKind } from "./account-checks.ts";
 import type { AccountDeps } from "./account-deps.ts";
 import { getAccount } from "./get-account.ts";
 
@@ -14,8 +16,13 @@ export async function createKey(
     readonly kind?: string;
     /** Shown in the dashboard; empty when not given. */
     readonly name?: string;
+    /** What the host could not decode of the request: refused with the rules' issues, in one answer. */
+    readonly decodeIssues?: readonly FieldIssue[];
   },
 ): Promise<CreatedKey> {
+  const issues: FieldIssue[] = [];
+  checkKind(issues, input.kind ?? "test");
+  refuseOffendingFields(issues, input.decodeIssues);
   const kind = parseKind(input.kind ?? "test");
   await getAccount(deps, input.accountId);
   const apiKey = generateApiKey(kind);

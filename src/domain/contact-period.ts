@@ -33,6 +33,21 @@ function dayText(ms: number): string {
 
 /** The period and the one before it, or a 400 naming every field that is wrong. */
 export function parseContactPeriod(from: string, to: string): PairedPeriods {
+  const issues = contactPeriodIssues(from, to);
+  if (issues.length > 0) throw validationError(issues);
+  const start = dayMs(from);
+  const end = dayMs(to);
+  const length = (end - start) / DAY_MS + 1;
+  const days = Array.from({ length }, (_, n) => dayText(start + n * DAY_MS));
+  return {
+    period: { from, to },
+    previous: { from: dayText(start - length * DAY_MS), to: dayText(start - DAY_MS) },
+    days,
+  };
+}
+
+/** What is wrong with a period, field by field, for a caller that names it with the request's other issues. */
+export function contactPeriodIssues(from: string, to: string): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const start = dayMs(from);
   const end = dayMs(to);
@@ -46,12 +61,5 @@ export function parseContactPeriod(from: string, to: string): PairedPeriods {
       issues.push({ path: ["to"], message: `A period is at most ${MAX_PERIOD_DAYS} days` });
     }
   }
-  if (issues.length > 0) throw validationError(issues);
-  const length = (end - start) / DAY_MS + 1;
-  const days = Array.from({ length }, (_, n) => dayText(start + n * DAY_MS));
-  return {
-    period: { from, to },
-    previous: { from: dayText(start - length * DAY_MS), to: dayText(start - DAY_MS) },
-    days,
-  };
+  return issues;
 }

@@ -1,5 +1,6 @@
-import { type FieldIssue, validationError } from "./domain-error.ts";
+import type { FieldIssue } from "./domain-error.ts";
 import { DAY_MS } from "./limits.ts";
+import { refuseOffendingFields } from "./offending-fields.ts";
 
 // How long an account's callers are remembered: a customer is matched, and kept, for this many days after
 // their last call; then the sweep deletes them with everything they hold (identifiers, intents, variables and
@@ -19,15 +20,23 @@ export function retentionDaysFromText(text: string): number {
   return /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
 }
 
-/** The days, or a 400 naming `path` when absent, not an integer, or outside 7..365. */
-export function parseRetentionDays(value: number | undefined, path = "context_retention_days"): number {
+/**
+ * The days, or a 400 naming `path` when absent, not an integer, or outside 7..365, together with what the host
+ * could not decode of the request.
+ */
+export function parseRetentionDays(
+  value: number | undefined,
+  path = "context_retention_days",
+  decodeIssues: readonly FieldIssue[] = [],
+): number {
   const issues: FieldIssue[] = [];
   if (value === undefined) issues.push({ path: [path], message: "Required" });
   else if (!isRetentionDays(value)) {
     issues.push({ path: [path], message: `Must be an integer from ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}` });
   }
-  if (value === undefined || issues.length > 0) throw validationError(issues);
-  return value;
+  refuseOffendingFields(issues, decodeIssues);
+  // Absent was refused just above.
+  return value as number;
 }
 
 /** The earliest last call a customer may have to be matched at `now`. */

@@ -1,10 +1,11 @@
 import { lookup } from "node:dns/promises";
-import { parseKind } from "../accounts/account-checks.ts";
+import { checkKind } from "../accounts/account-checks.ts";
 import { getAccount } from "../accounts/get-account.ts";
 import { randomBase62 } from "../domain/api-key.ts";
-import { type FieldIssue, validationError } from "../domain/domain-error.ts";
+import type { FieldIssue } from "../domain/domain-error.ts";
 import { checkAddress, checkEndpointUrl, hostOf } from "../domain/endpoint-address.ts";
 import { EVENT_TYPES, type EventEndpoint, isEventType } from "../domain/events.ts";
+import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import type { Mode } from "../domain/tenant.ts";
 import { insertEventEndpoint } from "../store/event-endpoint-repository.ts";
 import type { EventDeps, ResolveHost } from "./event-deps.ts";
@@ -17,6 +18,8 @@ export interface CreateEndpointInput {
   readonly kind?: string;
   readonly eventTypes: readonly string[];
   readonly includeVariableValues: boolean;
+  /** What the host could not decode of the request: refused with the rules' issues, in one answer. */
+  readonly decodeIssues?: readonly FieldIssue[];
 }
 
 export interface CreatedEndpoint {
@@ -34,8 +37,10 @@ const MAX_URL_LENGTH = 2048;
  * point anywhere, so a developer's own machine can receive.
  */
 export async function createEndpoint(deps: EventDeps, input: CreateEndpointInput): Promise<CreatedEndpoint> {
-  const kind = parseKind(input.kind ?? "test");
   const issues: FieldIssue[] = [];
+  checkKind(issues, input.kind ?? "test");
+  // A kind outside the set is named above; the URL is still checked, as the looser test kind allows it.
+  const kind: Mode = input.kind === "prod" ? "prod" : "test";
   const types = [...new Set(input.eventTypes)];
   if (types.length === 0) issues.push({ path: ["event_types"], message: "Choose at least one event type" });
   types.forEach((type, index) => {
@@ -53,7 +58,7 @@ export async function createEndpoint(deps: EventDeps, input: CreateEndpointInput
       if (refused !== undefined) issues.push({ path: ["url"], message: refused });
     }
   }
-  if (issues.length > 0) throw validationError(issues);
+  refuseOffendingFields(issues, input.decodeIssues);
   await getAccount(deps, input.accountId);
   const signingSecret = newSigningSecret();
   const row = await insertEventEndpoint(deps.db, {

@@ -1,7 +1,8 @@
 import { getAccount } from "../accounts/get-account.ts";
 import { ROLL_GRACES } from "../accounts/roll-key.ts";
-import { DomainError, validationError } from "../domain/domain-error.ts";
+import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import type { EventEndpoint } from "../domain/events.ts";
+import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import {
   deleteEventEndpointRow,
   findEventEndpointRow,
@@ -56,10 +57,14 @@ export async function rollEndpointSecret(
   endpointId: string,
   grace: string,
   ownerAccountId?: string,
+  decodeIssues: readonly FieldIssue[] = [],
 ): Promise<{ endpoint: EventEndpoint; signingSecret: string; previousExpiresAt: Date }> {
+  const issues: FieldIssue[] = [];
   if (!Object.hasOwn(ROLL_GRACES, grace)) {
-    throw validationError([{ path: ["grace"], message: `Expected one of: ${Object.keys(ROLL_GRACES).join(", ")}` }]);
+    issues.push({ path: ["grace"], message: `Expected one of: ${Object.keys(ROLL_GRACES).join(", ")}` });
   }
+  // What the host could not decode comes first: one 400 names every offending field.
+  refuseOffendingFields(issues, decodeIssues);
   await findOwnedEndpoint(deps, endpointId, ownerAccountId);
   const signingSecret = newSigningSecret();
   const previousExpiresAt = new Date(deps.clock.now().getTime() + ROLL_GRACES[grace as keyof typeof ROLL_GRACES]);

@@ -1,8 +1,8 @@
-import { parseKind } from "../accounts/account-checks.ts";
+import { checkKind, parseKind } from "../accounts/account-checks.ts";
 import type { AccountDeps } from "../accounts/account-deps.ts";
 import { getAccount } from "../accounts/get-account.ts";
 import { hashSecret, randomBase62, SECRET_LENGTH } from "../domain/api-key.ts";
-import { type FieldIssue, validationError } from "../domain/domain-error.ts";
+import type { FieldIssue } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
 import {
   type Integration,
@@ -12,6 +12,7 @@ import {
   PLATFORMS,
 } from "../domain/integration.ts";
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_VARIABLE_NAME_LENGTH, MAX_VARIABLES_PER_CALL } from "../domain/limits.ts";
+import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import { insertIntegration } from "../store/integration-repository.ts";
 import { isEd25519PublicKey } from "./ed25519-signature.ts";
 import { integrationRowToIntegration } from "./integration-rows.ts";
@@ -27,6 +28,8 @@ export interface CreateIntegrationInput {
   readonly statusField?: string;
   readonly variableFields: readonly string[];
   readonly storeSummary: boolean;
+  /** What the host could not decode of the request: refused with the rules' issues, in one answer. */
+  readonly decodeIssues?: readonly FieldIssue[];
 }
 
 export interface CreatedIntegration {
@@ -78,8 +81,9 @@ export async function createIntegration(
     if (field === "") issues.push({ path, message: "Must not be empty" });
     checkText(issues, path, field, MAX_VARIABLE_NAME_LENGTH);
   });
+  checkKind(issues, input.kind ?? "test");
+  refuseOffendingFields(issues, input.decodeIssues);
   const kind = parseKind(input.kind ?? "test");
-  if (issues.length > 0) throw validationError(issues);
   await getAccount(deps, input.accountId);
 
   const webhookSecret = `whsec_${randomBase62(SECRET_LENGTH)}`;

@@ -40,17 +40,6 @@ export function domainErrorToConnect(error: DomainError): ConnectError {
   return new ConnectError(error.message, CODES[error.code], metadata, details);
 }
 
-/** Wraps a method implementation so every DomainError leaves it as a ConnectError. */
-export function withDomainErrors<A extends unknown[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return async (...args) => {
-    try {
-      return await fn(...args);
-    } catch (error) {
-      throw error instanceof DomainError ? domainErrorToConnect(error) : error;
-    }
-  };
-}
-
 /**
  * Any error as its client may see it, whatever the protocol. A ConnectError
  * is already public; a domain error maps to its code; a call whose signal was

@@ -5,6 +5,7 @@ import type { EventDelivery, EventEndpoint } from "../domain/events.ts";
 import { createEndpoint } from "../events/create-endpoint.ts";
 import { listDeliveries, redeliver, sendTestEvent } from "../events/endpoint-deliveries.ts";
 import { deleteEndpoint, listEndpoints, rollEndpointSecret, setEndpointEnabled } from "../events/manage-endpoints.ts";
+import { decodeIssuesKey } from "../pipeline/context-values.ts";
 import { eventDepsOf } from "../use-case-deps.ts";
 
 // The event endpoint methods of AdminService: proto ⇄ the endpoint use cases.
@@ -24,13 +25,14 @@ type EventEndpointMethods = Pick<
 export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
   const deps = eventDepsOf(app);
   return {
-    createEventEndpoint: async (req) => {
+    createEventEndpoint: async (req, context) => {
       const created = await createEndpoint(deps, {
         accountId: req.accountId,
         url: req.url,
         kind: req.kind,
         eventTypes: req.eventTypes,
         includeVariableValues: req.includeVariableValues,
+        decodeIssues: context.values.get(decodeIssuesKey),
       });
       return { endpoint: endpointToProto(created.endpoint), signingSecret: created.signingSecret };
     },
@@ -40,8 +42,15 @@ export function eventEndpointMethods(app: AppContext): EventEndpointMethods {
     setEventEndpointEnabled: async (req) => ({
       endpoint: endpointToProto(await setEndpointEnabled(deps, req.endpointId, req.enabled)),
     }),
-    rollEventEndpointSecret: async (req) => {
-      const rolled = await rollEndpointSecret(deps, req.endpointId, req.grace || "24h");
+    rollEventEndpointSecret: async (req, context) => {
+      const grace = req.grace || "24h";
+      const rolled = await rollEndpointSecret(
+        deps,
+        req.endpointId,
+        grace,
+        undefined,
+        context.values.get(decodeIssuesKey),
+      );
       return {
         endpoint: endpointToProto(rolled.endpoint),
         signingSecret: rolled.signingSecret,
