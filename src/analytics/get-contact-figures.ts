@@ -1,5 +1,7 @@
 import { applyChange, type DayCounts, emptyCounts, utcDay } from "../domain/contact-figures.ts";
-import { type ContactPeriod, parseContactPeriod } from "../domain/contact-period.ts";
+import { type ContactPeriod, contactPeriodIssues, parseContactPeriod } from "../domain/contact-period.ts";
+import type { FieldIssue } from "../domain/domain-error.ts";
+import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { repeatWindowOf } from "../store/account-repository.ts";
 import { openIssuesByAge, type SummedCounts, sumsByDay, sumsByIntent } from "../store/contact-figures/day-counts.ts";
@@ -37,9 +39,15 @@ export interface ContactFiguresReport {
 export async function getContactFigures(
   deps: { readonly db: Db },
   tenant: Tenant,
-  input: { readonly from: string; readonly to: string },
+  input: {
+    readonly from: string;
+    readonly to: string;
+    /** What the host could not decode of the request: refused with the period's issues, in one answer. */
+    readonly decodeIssues?: readonly FieldIssue[];
+  },
   now: Date,
 ): Promise<ContactFiguresReport> {
+  refuseOffendingFields(contactPeriodIssues(input.from, input.to), input.decodeIssues);
   const { period, previous, days } = parseContactPeriod(input.from, input.to);
   // Summed by the database: a few hundred rows come back, whatever the range's calls.
   const [byDay, current, before, openIssues, windowDays, progress] = await Promise.all([

@@ -34,6 +34,8 @@ export const VALIDATED_WITH_DECODE_ISSUES: ReadonlySet<DescMethod> = new Set([
   CallerContextService.method.startCall,
   CallerContextService.method.endCall,
   CallerContextService.method.identifyCall,
+  CallerContextService.method.getContactFigures,
+  CallerContextService.method.exportContactFigures,
 ]);
 
 /** StartCall, EndCall, IdentifyCall, GetUsage and the contact figures, shared by REST, Connect and gRPC: proto ⇄ the use cases. */
@@ -44,6 +46,13 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
     rateLimiter: app.rateLimiter,
     monthlyAllowance: app.config.monthlyQuota,
   };
+  const contactFiguresOf = (request: { from: string; to: string }, context: HandlerContext) =>
+    getContactFigures(
+      app.database,
+      requirePrincipal(context).tenant,
+      { from: request.from, to: request.to, decodeIssues: context.values.get(decodeIssuesKey) },
+      app.clock.now(),
+    );
   return {
     startCall: async (request, context) =>
       startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
@@ -62,14 +71,9 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       });
       return usageToResponse(usage);
     },
-    getContactFigures: async (request, context) =>
-      contactFiguresToResponse(
-        await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
-      ),
+    getContactFigures: async (request, context) => contactFiguresToResponse(await contactFiguresOf(request, context)),
     exportContactFigures: async (request, context) => ({
-      csv: contactFiguresCsv(
-        await getContactFigures(app.database, requirePrincipal(context).tenant, request, app.clock.now()),
-      ),
+      csv: contactFiguresCsv(await contactFiguresOf(request, context)),
     }),
   };
 }

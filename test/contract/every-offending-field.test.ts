@@ -82,7 +82,7 @@ describe("REST: a body with wrong types and missing fields", () => {
   });
 });
 
-describe("REST: customer routes name what could not be decoded and what their rules refuse, in one 400", () => {
+describe("REST: customer and analytics routes name what could not be decoded and what their rules refuse, in one 400", () => {
   const get = (path: string) =>
     fetch(new URL(path, fixture.server.url), { headers: { authorization: `Bearer ${fixture.apiKey}` } });
 
@@ -110,6 +110,14 @@ describe("REST: customer routes name what could not be decoded and what their ru
     expect(refused.status).toBe(400);
     expect(issuesOf(refused.body)).toEqual(["colour: Unknown field", ": Give exactly one of ani, external_id"]);
   });
+
+  for (const path of ["/v1/analytics/contact-figures", "/v1/analytics/contact-figures/csv"]) {
+    test(`contact figures (${path}): an unknown parameter together with a from that is not a day`, async () => {
+      const refused = await get(`${path}?from=yesterday&to=2026-11-01&colour=blue`);
+      expect(refused.status).toBe(400);
+      expect(issuesOf(await refused.json())).toEqual(["colour: Unknown field", "from: Must be a UTC day, YYYY-MM-DD"]);
+    });
+  }
 
   test("merge: an unknown field together with the missing from, and nothing merged", async () => {
     const refused = await post(fixture.server.url, `/v1/customers/${randomUUID()}/merge`, fixture.apiKey, {
@@ -158,6 +166,14 @@ describe("Connect JSON: what could not be decoded and what the rules refuse, in 
   test("list customers: an unknown field together with no identifier", async () => {
     const refused = await connect("/callercontext.v1.CustomerService/ListCustomers", '{"colour": 1}');
     expect(refused.issues).toEqual(["colour: Unknown field", ": Give exactly one of ani, external_id"]);
+  });
+
+  test("contact figures: an unknown field together with the missing to", async () => {
+    const refused = await connect(
+      "/callercontext.v1.CallerContextService/GetContactFigures",
+      '{"from": "2026-11-01", "colour": 1}',
+    );
+    expect(refused.issues).toEqual(["colour: Unknown field", "to: Required"]);
   });
 
   test("a caller without a valid key learns nothing about the body", async () => {
