@@ -429,34 +429,22 @@ function report(
     ),
     "",
   ];
-  const texts = [...new Set(points.flatMap((p) => (p.byStatement ?? []).map(([text]) => text)))];
-  if (texts.length > 0) {
-    lines.push(
+  lines.push(
+    ...perCallTable(
       "blocks per call by statement (pg_stat_statements; foreign-key checks and triggers inside their statement):",
-      "",
-      `| statement | ${points.map((p) => p.callers).join(" | ")} |`,
-      `|---|${points.map(() => "---").join("|")}|`,
-      ...texts.map((text) => {
-        const cells = points.map((p) => (p.byStatement?.find(([t]) => t === text)?.[1] ?? 0).toFixed(1));
-        return `| \`${text.replaceAll("|", "\\|")}\` | ${cells.join(" | ")} |`;
-      }),
-      "",
-    );
-  }
-  const names = [...new Set(points.flatMap((p) => (p.byRelation ?? []).map(([name]) => name)))];
-  if (names.length > 0) {
-    lines.push(
+      "statement",
+      points,
+      (p) => p.byStatement,
+      (text) => `\`${text.replaceAll("|", "\\|")}\``,
+    ),
+    ...perCallTable(
       "blocks per call by table and index (pg_statio_user_tables, _indexes):",
-      "",
-      `| relation | ${points.map((p) => p.callers).join(" | ")} |`,
-      `|---|${points.map(() => "---").join("|")}|`,
-      ...names.map((name) => {
-        const cells = points.map((p) => (p.byRelation?.find(([n]) => n === name)?.[1] ?? 0).toFixed(1));
-        return `| ${name} | ${cells.join(" | ")} |`;
-      }),
-      "",
-    );
-  }
+      "relation",
+      points,
+      (p) => p.byRelation,
+      (name) => name,
+    ),
+  );
   const first = points[0];
   const last = points.at(-1);
   if (first !== undefined && last !== undefined && last !== first) {
@@ -491,6 +479,29 @@ function report(
     "",
   );
   return lines.join("\n");
+}
+
+/** One row per name any point has, one column per size; empty when no point has any. */
+function perCallTable(
+  title: string,
+  heading: string,
+  points: readonly SizePoint[],
+  countsOf: (point: SizePoint) => readonly [string, number][] | undefined,
+  cellOf: (name: string) => string,
+): string[] {
+  const names = [...new Set(points.flatMap((p) => (countsOf(p) ?? []).map(([name]) => name)))];
+  if (names.length === 0) return [];
+  return [
+    title,
+    "",
+    `| ${heading} | ${points.map((p) => p.callers).join(" | ")} |`,
+    `|---|${points.map(() => "---").join("|")}|`,
+    ...names.map((name) => {
+      const cells = points.map((p) => (countsOf(p)?.find(([n]) => n === name)?.[1] ?? 0).toFixed(1));
+      return `| ${cellOf(name)} | ${cells.join(" | ")} |`;
+    }),
+    "",
+  ];
 }
 
 main().catch((error) => {
