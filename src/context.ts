@@ -6,11 +6,11 @@ import type { AdmissionControl } from "./guards/admission.ts";
 import type { KeyVerifier } from "./guards/key-verifier.ts";
 import type { RateLimiter } from "./guards/rate-limiter.ts";
 import type { WebhookVerifier } from "./guards/webhook-verifier.ts";
+import type { ErasureCompaction } from "./jobs/erasure-compaction.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { RequestLog } from "./request-log/request-log.ts";
 import type { SecretBox } from "./secrets/secret-box.ts";
-import type { Database } from "./store/engine/database.ts";
-import type { ErasureCompaction } from "./store/jobs/erasure-compaction.ts";
+import type { Database } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */

@@ -23,7 +23,7 @@ import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
 import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
-import type { Db } from "./store/engine/database.ts";
+import type { Db } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 // The one list of interceptors every call passes, in this order, over REST,

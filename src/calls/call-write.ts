@@ -7,8 +7,8 @@ import type { Tenant } from "../domain/tenant.ts";
 import { NOT_COUNTED } from "../store/billing/charge.ts";
 import { creditsLeft } from "../store/billing/quota-slots.ts";
 import type { CallStatement, Charge, Refused } from "../store/calls/call-statement.ts";
-import type { Db } from "../store/engine/database.ts";
-import { isCustomerGone } from "../store/engine/database-errors.ts";
+import type { Db } from "../store/database.ts";
+import { isCustomerGone } from "../store/database.ts";
 
 // A call's write, the same for start, end, identify and the billed customer
 // operations: what the use cases need, how its statement runs, what its

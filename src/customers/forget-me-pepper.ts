@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { insertSettingOnce, readSetting } from "../store/settings-repository.ts";
 
 export const FORGET_ME_PEPPER_SETTING = "forget_me_pepper";

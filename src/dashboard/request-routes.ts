@@ -1,8 +1,8 @@
 import { Code } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
+import { REQUEST_LOG_DAYS } from "../jobs/sweeper.ts";
 import { RECENT_REQUESTS_SHOWN, recentRequests } from "../request-log/recent-requests.ts";
-import { REQUEST_LOG_DAYS } from "../store/jobs/sweeper.ts";
 import type { LoggedRequest } from "../store/request-log-repository.ts";
 import { signedIn } from "./session-guard.ts";
 

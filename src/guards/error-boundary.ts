@@ -1,7 +1,7 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import { isUnexpected, publicError } from "../rpc/public-error.ts";
-import { isDatabaseUnavailable } from "../store/engine/database-errors.ts";
+import { isDatabaseUnavailable } from "../store/database.ts";
 
 /**
  * The outermost guard (src/interceptor-chain.ts): whatever a call throws leaves it in its public form

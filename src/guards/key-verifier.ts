@@ -2,7 +2,7 @@ import { bearerToken, hashSecret, modeOfApiKey } from "../domain/api-key.ts";
 import { type Clock, systemClock } from "../domain/clock.ts";
 import { isTier } from "../domain/tiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import type { Principal } from "./context-values.ts";
 import { createShortLivedCache } from "./short-lived-cache.ts";
 

@@ -5,7 +5,7 @@ import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
 import { quotaExhausted } from "../rpc/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { billKey, completesCallKey, principalKey } from "./context-values.ts";
 import type { CreditsLowWatch } from "./credits-low-watch.ts";

@@ -4,7 +4,7 @@ import type { Clock } from "../domain/clock.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { rateLimitExceeded } from "../rpc/refusals.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { completesCallKey, principalKey } from "./context-values.ts";
 import { isRateLimited } from "./method-access.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { UnaryResponse } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { claimReceipt, recordReply, releaseReceipt } from "../store/webhook-receipts.ts";
 
 // A signed platform message is answered once. A replay (the same body under

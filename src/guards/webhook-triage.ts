@@ -11,7 +11,7 @@ import { readWebhookEvent } from "../integrations/read-webhook-event.ts";
 import { domainErrorToConnect } from "../rpc/public-error.ts";
 import { limitOf } from "../rpc/refusals.ts";
 import { webhookReply } from "../rpc/webhook-reply.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import type { AdmissionControl } from "./admission.ts";
 import { completesCallKey, deadlineKey, integrationKey, webhookEventKey } from "./context-values.ts";
 import { answerOnce, messageDigest } from "./webhook-replays.ts";

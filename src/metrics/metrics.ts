@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AdmissionControl } from "../guards/admission.ts";
 import type { FallbackRateLimiter } from "../guards/fallback-rate-limiter.ts";
-import type { Database } from "../store/engine/database.ts";
+import type { Database } from "../store/database.ts";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
 import { registerRateLimitMetrics } from "./rate-limit-metrics.ts";
 import { registerRuntimeMetrics } from "./runtime-metrics.ts";

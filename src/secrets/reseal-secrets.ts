@@ -1,6 +1,6 @@
 import { FORGET_ME_PEPPER_SETTING } from "../customers/forget-me-pepper.ts";
 import { COOKIE_SECRET_SETTING } from "../dashboard-auth/cookie-secret.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { listSigningSecrets, replaceSigningSecret } from "../store/integration-repository.ts";
 import { readSetting, replaceSetting } from "../store/settings-repository.ts";
 import type { SecretBox } from "./secret-box.ts";

@@ -8,7 +8,7 @@ import {
   quotaPeriodOf,
   slotShare,
 } from "./billing/quota-slots.ts";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { AccountRow, NewAccountRow } from "./schema.ts";
 
 // Accounts and their monthly credits, which live in the account's quota

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { CustomerIdentifier } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import { enqueueEvents, outboxInsert, plainEventRows } from "./event-outbox.ts";
 
 // The writes of the customer operations: erase, merge, unlink. Each commits

@@ -3,7 +3,7 @@ import { BASE_LIMIT_PER_MINUTE } from "../domain/tiers.ts";
 import type { Principal } from "../guards/context-values.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
 import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 export interface Usage {
   readonly tier: string;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
+import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import { RECENT_REQUESTS_SHOWN } from "../../src/request-log/recent-requests.ts";
 import { createRequestLog } from "../../src/request-log/request-log.ts";
-import { sweepOnce } from "../../src/store/jobs/sweeper.ts";
 import { insertRequestLog } from "../../src/store/request-log-repository.ts";
 import { createDashboardClient } from "../helpers/dashboard-client.ts";
 import { callUnary, createGrpcClient } from "../helpers/grpc-client.ts";

@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import { firstSlotToTry } from "../../domain/quota-slots.ts";
 import { type Charge, refuse } from "../calls/call-statement.ts";
-import type { Db } from "../engine/database.ts";
-import { lastOf } from "../engine/shared-parameters.ts";
+import type { Db } from "../database.ts";
+import { lastOf } from "../shared-parameters.ts";
 import { allowanceOf, periodParameter, slotCredits } from "./quota-slots.ts";
 
 /** The SQLSTATE a statement raises to undo itself when the account has no credit left. */

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { MODES } from "../../domain/tenant.ts";
 import type { Tier } from "../../domain/tiers.ts";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 import { outboxInsert } from "../event-outbox.ts";
 import { type MonthlyAllowance, slotCredits, tierAllowance } from "./quota-slots.ts";
 

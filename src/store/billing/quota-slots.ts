@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import { QUOTA_SLOTS } from "../../domain/quota-slots.ts";
 import { TIERS, type Tier } from "../../domain/tiers.ts";
-import type { Db } from "../engine/database.ts";
-import { lastOf } from "../engine/shared-parameters.ts";
+import type { Db } from "../database.ts";
+import { lastOf } from "../shared-parameters.ts";
 
 // The SQL of an account's credit slots (migration 0007). A slot whose period
 // is older than the current one holds its share of the allowance: renewal is

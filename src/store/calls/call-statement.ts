@@ -1,7 +1,7 @@
 import { type AbortableQueryOptions, type QueryResult, type RawBuilder, sql } from "kysely";
+import { compileOnce } from "../../database/compile-once.ts";
 import type { MonthlyAllowance } from "../billing/quota-slots.ts";
-import { compileOnce } from "../engine/compile-once.ts";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 
 // How a call's statement runs: stopped with its request, billed in itself,
 // undone past its deadline, and answered with what it did.

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import { DAY_MS } from "../../domain/limits.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { lastOf, tenantParameters } from "../engine/shared-parameters.ts";
+import { lastOf, tenantParameters } from "../shared-parameters.ts";
 import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
 
 // The parts of a start's and an end's statement that link what the caller

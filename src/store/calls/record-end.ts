@@ -3,9 +3,9 @@ import type { EndCallCommand } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
-import type { Db } from "../engine/database.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
+import type { Db } from "../database.ts";
 import { outboxInsert } from "../event-outbox.ts";
+import { tenantParameters } from "../shared-parameters.ts";
 import {
   type CallStatement,
   deadlineColumn,

@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import type { Tenant } from "../../domain/tenant.ts";
+import type { Tenant } from "../domain/tenant.ts";
 
 // Values a call's statement names in many places (the tenant's account and
 // mode, the quota period, the charged account), each built once as a node
