@@ -1,5 +1,6 @@
 import type { Clock } from "../domain/clock.ts";
-import { creditsLowCrossed, creditsLowData } from "../domain/events.ts";
+import { creditsLowData } from "../domain/event-types/credits-low.ts";
+import { creditsLowCrossed } from "../domain/events.ts";
 import type { Tier } from "../domain/tiers.ts";
 import { noticeCreditsLow } from "../store/billing/credits-low.ts";
 import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";

@@ -1,4 +1,5 @@
-import { CREDITS_LOW_THRESHOLDS, creditsLeftAtThreshold, creditsLowData } from "../domain/events.ts";
+import { creditsLowData } from "../domain/event-types/credits-low.ts";
+import { CREDITS_LOW_THRESHOLDS, creditsLeftAtThreshold } from "../domain/events.ts";
 import { TIERS } from "../domain/tiers.ts";
 import { findUnnoticedCreditsLow, noticeCreditsLow } from "../store/billing/credits-low.ts";
 import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";
