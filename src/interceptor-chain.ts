@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "./domain/clock.ts";
 import type { NoContextReason } from "./domain/context-variables.ts";
 import type { Integration } from "./domain/integration.ts";
+import type { MonthlyAllowance } from "./domain/tiers.ts";
 import type { AdmissionControl } from "./guards/admission.ts";
 import { admissionGuard } from "./guards/admission-guard.ts";
 import { authenticate } from "./guards/authenticate.ts";
@@ -22,7 +23,6 @@ import type { Metrics } from "./metrics/metrics.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
-import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
 import type { Db } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 

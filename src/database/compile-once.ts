@@ -27,7 +27,7 @@ import {
 // A value the statement holds more than once is one parameter: the very same
 // object (its `now`, one Date, named twenty times by a call's statement), or
 // the very same node (sql.val built once and embedded again: the tenant's
-// account, see src/store/shared-parameters.ts). Each $n is formatted by the client and
+// account, tenantParameters in src/store/calls/call-statement.ts). Each $n is formatted by the client and
 // parsed by PostgreSQL. Two values that are merely equal are never shared:
 // which ones repeat is decided by the code path, like the rest of the shape, so
 // a statement's text never depends on its data (two equal strings of different

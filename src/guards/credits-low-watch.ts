@@ -1,9 +1,9 @@
 import type { Clock } from "../domain/clock.ts";
 import { creditsLowData } from "../domain/event-types/credits-low.ts";
 import { creditsLowCrossed } from "../domain/events.ts";
-import type { Tier } from "../domain/tiers.ts";
+import type { MonthlyAllowance, Tier } from "../domain/tiers.ts";
+import { quotaPeriodOf } from "../store/billing/charge.ts";
 import { noticeCreditsLow } from "../store/billing/credits-low.ts";
-import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";
 import type { Db } from "../store/database.ts";
 
 // credits.low at 80 % and 100 % of the month's quota: the quota guard reports

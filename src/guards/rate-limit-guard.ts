@@ -1,9 +1,10 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { rateLimitExceeded } from "../rpc/refusals.ts";
-import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
+import { creditsLeft } from "../store/billing/charge.ts";
 import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { completesCallKey, principalKey } from "./context-values.ts";

@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.ts";
 import { FINISHED_DELIVERY_RETENTION_DAYS } from "../domain/events.ts";
 import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
-import type { MonthlyAllowance } from "../store/billing/quota-slots.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import type { Db } from "../store/database.ts";
 import { deleteFinishedDeliveries } from "../store/event-delivery-repository.ts";
 import { deleteOldRequests } from "../store/request-log-repository.ts";

@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import { envelopeBase } from "../domain/events.ts";
 import type { Tenant } from "../domain/tenant.ts";
+import { tenantParameters } from "./calls/call-statement.ts";
 import type { Db } from "./database.ts";
-import { tenantParameters } from "./shared-parameters.ts";
 
 // Writing events to the outbox: one row per event and subscribed endpoint,
 // each a pending delivery. Always inside the statement or the transaction of

@@ -1,8 +1,9 @@
 import { DomainError } from "../domain/domain-error.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { BASE_LIMIT_PER_MINUTE } from "../domain/tiers.ts";
 import type { Principal } from "../guards/context-values.ts";
 import type { RateLimiter } from "../guards/rate-limiter.ts";
-import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
+import { creditsLeft } from "../store/billing/charge.ts";
 import type { Db } from "../store/database.ts";
 
 export interface Usage {

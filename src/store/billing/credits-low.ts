@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import { type CreditsLowData, creditsLow } from "../../domain/event-types/credits-low.ts";
 import { MODES } from "../../domain/tenant.ts";
-import type { Tier } from "../../domain/tiers.ts";
+import type { MonthlyAllowance, Tier } from "../../domain/tiers.ts";
 import type { Db } from "../database.ts";
 import { outboxInsert } from "../event-outbox.ts";
-import { type MonthlyAllowance, slotCredits, tierAllowance } from "./quota-slots.ts";
+import { slotCredits, tierAllowance } from "./charge.ts";
 
 /**
  * Records that the account has used `threshold` % of this period's quota and

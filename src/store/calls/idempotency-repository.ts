@@ -3,8 +3,7 @@ import { executeOnce } from "../../database/compile-once.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, NO_WRITES } from "../billing/charge.ts";
 import type { Db } from "../database.ts";
-import { tenantParameters } from "../shared-parameters.ts";
-import { type CallStatement, type Refused, refusedAsValue } from "./call-statement.ts";
+import { type CallStatement, type Refused, refusedAsValue, tenantParameters } from "./call-statement.ts";
 
 export type StoredEnd =
   | { readonly kind: "absent" }

@@ -5,13 +5,13 @@ import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../database.ts";
 import { outboxInsert } from "../event-outbox.ts";
-import { tenantParameters } from "../shared-parameters.ts";
 import {
   type CallStatement,
   deadlineColumn,
   isRefusal,
   type Refused,
   refuse,
+  tenantParameters,
   writeToOutcome,
 } from "./call-statement.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";

@@ -2,8 +2,13 @@ import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, NO_WRITES, writesDone } from "../billing/charge.ts";
 import type { Db } from "../database.ts";
-import { tenantParameters } from "../shared-parameters.ts";
-import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
+import {
+  type CallStatement,
+  deadlineColumn,
+  type Refused,
+  tenantParameters,
+  writeToOutcome,
+} from "./call-statement.ts";
 import { STARTED_AGAIN } from "./record-start.ts";
 
 /** The writes the charge waits for (writesDone). */

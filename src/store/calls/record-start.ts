@@ -3,8 +3,13 @@ import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../database.ts";
-import { tenantParameters } from "../shared-parameters.ts";
-import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
+import {
+  type CallStatement,
+  deadlineColumn,
+  type Refused,
+  tenantParameters,
+  writeToOutcome,
+} from "./call-statement.ts";
 import {
   type ContextRow,
   type ContextShare,
