@@ -1,7 +1,8 @@
 import { z } from "zod";
+import type { DatabaseTarget } from "./database/database-settings.ts";
+import { DATABASE_URL_FORM, parseDatabaseUrl } from "./database/database-url.ts";
 import { type DeliverySettings, DISABLE_AFTER_FAILURES, DISABLE_AFTER_MS, RETRY_DELAYS_MS } from "./domain/events.ts";
 import type { SensitiveDataPolicy } from "./domain/sensitive-data.ts";
-import { DATABASE_URL_FORM, type DatabaseAddress, parseDatabaseUrl } from "./store/engine/database-url.ts";
 
 // The only reader of process.env. `readEnv` picks the variables, `envToConfig`
 // turns them into a frozen Config (a pure function tests call directly) and
@@ -111,12 +112,6 @@ export type Env = Record<string, string | undefined>;
 
 import type { Tier } from "./domain/tiers.ts";
 
-/**
- * "none": PostgreSQL itself, or a pooler that keeps a client's session; "session": a pooler in session mode that
- * refuses startup parameters (PgBouncer); "transaction": one in transaction mode, where nothing rests on a session.
- */
-export type DatabasePooler = "none" | "session" | "transaction";
-
 export interface Config {
   readonly port: number;
   /** Prometheus metrics; off only to measure what they cost. */
@@ -126,22 +121,7 @@ export interface Config {
   /** OTLP/HTTP tracing, off when no endpoint is set. */
   readonly tracing: { readonly endpoint: string } | undefined;
   readonly host: string;
-  readonly database:
-    | {
-        readonly kind: "postgres";
-        /** As given: one host or a list of them (database-url.ts). */
-        readonly url: string;
-        readonly address: DatabaseAddress;
-        readonly poolSize: number;
-        /** What stands between the service and PostgreSQL (docs/operations.md, Poolers). */
-        readonly pooler: DatabasePooler;
-      }
-    | {
-        readonly kind: "pglite";
-        readonly dataDir: string;
-        /** Where PGlite runs: a worker thread of its own, or the service's main thread. */
-        readonly thread: "worker" | "main";
-      };
+  readonly database: DatabaseTarget;
   readonly statementTimeoutMs: number;
   readonly redisUrl: string | undefined;
   /** How long a Redis command may go unanswered before the rate limit uses this instance's windows. */

@@ -3,13 +3,13 @@ import type { Config } from "./config.ts";
 import type { Clock } from "./domain/clock.ts";
 import type { ForgetMeHasher } from "./domain/forget-me.ts";
 import type { RateLimiter } from "./domain/rate-limiter.ts";
+import type { ErasureCompaction } from "./jobs/erasure-compaction.ts";
 import type { AdmissionControl } from "./pipeline/admission-control.ts";
 import type { Metrics } from "./pipeline/metrics-registry.ts";
 import type { RequestLog } from "./pipeline/request-log-sink.ts";
 import type { KeyVerifier, WebhookVerifier } from "./pipeline/verifiers.ts";
 import type { SecretBox } from "./secrets/secret-box.ts";
-import type { Database } from "./store/engine/database.ts";
-import type { ErasureCompaction } from "./store/jobs/erasure-compaction.ts";
+import type { Database } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 /** Everything a request may need, built once at start-up and passed explicitly. */

@@ -5,7 +5,7 @@ import type { Config } from "./config.ts";
 import { hashSecret, randomBase62 } from "./domain/api-key.ts";
 import { DomainError } from "./domain/domain-error.ts";
 import { countAccounts } from "./store/account-repository.ts";
-import type { Db } from "./store/engine/database.ts";
+import type { Db } from "./store/database.ts";
 import { deleteSetting, insertSettingOnce, readSetting, replaceSetting } from "./store/settings-repository.ts";
 
 const ADMIN_TOKEN_SETTING = "admin_token_sha256";

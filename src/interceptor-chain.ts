@@ -4,6 +4,7 @@ import type { Clock } from "./domain/clock.ts";
 import type { NoContextReason } from "./domain/context-variables.ts";
 import type { Integration } from "./domain/integration.ts";
 import type { RateLimiter } from "./domain/rate-limiter.ts";
+import type { MonthlyAllowance } from "./domain/tiers.ts";
 import { admissionGuard } from "./guards/admission-guard.ts";
 import { authenticate } from "./guards/authenticate.ts";
 import type { CreditsLowWatch } from "./guards/credits-low-watch.ts";
@@ -22,8 +23,7 @@ import type { KeyVerifier, WebhookVerifier } from "./pipeline/verifiers.ts";
 import { ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/admin-service.ts";
 import { VALIDATED_WITH_DECODE_ISSUES } from "./rpc/caller-context-service.ts";
 import { CUSTOMER_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/customer-service.ts";
-import type { MonthlyAllowance } from "./store/billing/quota-slots.ts";
-import type { Db } from "./store/engine/database.ts";
+import type { Db } from "./store/database.ts";
 import type { UsageMeter } from "./usage/usage-meter.ts";
 
 // The one list of interceptors every call passes, in this order, over REST,

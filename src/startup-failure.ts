@@ -1,9 +1,9 @@
 import { ConfigError } from "./config.ts";
 import { DataDirAccessError } from "./data-dir-access.ts";
+import { DataDirLockedError } from "./database/data-dir-lock.ts";
+import { DataDirModeError } from "./database/data-dir-mode.ts";
 import { ListenError } from "./listen-failure.ts";
 import { SecretKeyError } from "./secrets/secret-box.ts";
-import { DataDirLockedError } from "./store/engine/data-dir-lock.ts";
-import { DataDirModeError } from "./store/engine/data-dir-mode.ts";
 import { DatabaseWaitError } from "./wait-for-database.ts";
 
 // What a failed start prints on standard error: one line, naming the setting

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
-import { isDatabaseUnavailable, isStartupParameterRefused } from "./store/engine/database-errors.ts";
+import { isDatabaseUnavailable, isStartupParameterRefused } from "./database/database-errors.ts";
 
 // Start-up order is not ours to choose: a PostgreSQL started beside the service
 // may accept connections seconds later. Unreachable is retried with capped

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { envToConfig } from "../../src/config.ts";
-import { createDatabase } from "../../src/store/engine/database.ts";
+import { createDatabase } from "../../src/store/database.ts";
 import type { CallDriver } from "../load/call-driver.ts";
 import { createGrpcDriver } from "../load/grpc-load.ts";
 import { createRestDriver } from "../load/rest-load.ts";

@@ -6,7 +6,7 @@ import { systemClock } from "../../src/domain/clock.ts";
 import { DomainError } from "../../src/domain/domain-error.ts";
 import { createForgetMeHasher } from "../../src/domain/forget-me.ts";
 import { DEFAULT_RETENTION_DAYS } from "../../src/domain/retention.ts";
-import type { Database } from "../../src/store/engine/database.ts";
+import type { Database } from "../../src/store/database.ts";
 import { BENCH_ALLOWANCE } from "../service/seed.ts";
 import { type CallDriver, RequestFailure } from "./call-driver.ts";
 import { BENCH_TENANT } from "./population.ts";

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { sql } from "kysely";
 import pg from "pg";
 import { type Config, envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
+import { createDatabase, type Database } from "../../src/store/database.ts";
 
 // A database of the benchmark's own: a fresh PostgreSQL database on the
 // server DATABASE_URL names, or a fresh embedded data directory under bench/.

@@ -1,4 +1,4 @@
-import type { Database } from "../../src/store/engine/database.ts";
+import type { Database } from "../../src/store/database.ts";
 import type { BlockCounter } from "../phases/phase.ts";
 import type { Service } from "./service.ts";
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
+import { migrateToLatest } from "../../src/database/migrate.ts";
 import { QUOTA_SLOTS } from "../../src/domain/quota-slots.ts";
-import { quotaPeriodOf, slotShare } from "../../src/store/billing/quota-slots.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
+import { quotaPeriodOf, slotShare } from "../../src/store/billing/charge.ts";
 import {
   ANI_SQL,
   BENCH_ACCOUNT_ID,

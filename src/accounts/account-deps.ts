@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 // What the account use cases need; the admin API, the dashboard and the first
 // start each pass the same thing.

@@ -3,7 +3,7 @@ import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import { MODES, type Mode } from "../domain/tenant.ts";
 import { repeatWindowOf } from "../store/account-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { type ContactFiguresReport, getContactFigures } from "./get-contact-figures.ts";
 
 /** An account's figures in one mode, as the operator asks for them (the admin API, the CLI). */

@@ -6,7 +6,7 @@ import type { Tenant } from "../domain/tenant.ts";
 import { repeatWindowOf } from "../store/account-repository.ts";
 import { openIssuesByAge, type SummedCounts, sumsByDay, sumsByIntent } from "../store/contact-figures/day-counts.ts";
 import { readProgress } from "../store/contact-figures/ended-calls.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 // The contact figures of a tenant for a period, paired with the period before (docs/analytics.md). Read from
 // the per-day counts the job keeps: a few hundred rows by their key, whatever the number of calls.

@@ -4,11 +4,10 @@ import { DomainError, type FieldIssue } from "../domain/domain-error.ts";
 import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import type { SensitiveDataPolicy } from "../domain/sensitive-data.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { NOT_COUNTED } from "../store/billing/charge.ts";
-import { creditsLeft } from "../store/billing/quota-slots.ts";
+import { creditsLeft, NOT_COUNTED } from "../store/billing/charge.ts";
 import type { CallStatement, Charge, Refused } from "../store/calls/call-statement.ts";
-import type { Db } from "../store/engine/database.ts";
-import { isCustomerGone } from "../store/engine/database-errors.ts";
+import type { Db } from "../store/database.ts";
+import { isCustomerGone } from "../store/database.ts";
 
 // A call's write, the same for start, end, identify and the billed customer
 // operations: what the use cases need, how its statement runs, what its

@@ -5,8 +5,8 @@ import { type Candidate, chooseCandidate, isRecent, type Match } from "../domain
 import { matchableSince } from "../domain/retention.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { type CandidateFacts, findCandidates } from "../store/calls/candidate-query.ts";
-import { identifiersOf } from "../store/calls/identifiers.ts";
-import type { Db } from "../store/engine/database.ts";
+import { identifiersOf } from "../store/calls/link-statements.ts";
+import type { Db } from "../store/database.ts";
 
 /** Whom the hints name: the best customer (undefined when none), or that the caller asked not to be remembered. */
 export type MatchOutcome = { readonly forgotten: false; readonly match?: Match } | { readonly forgotten: true };

@@ -1,7 +1,7 @@
 import { DomainError } from "../domain/domain-error.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { findCallState } from "../store/calls/call-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 /** The customer of the tenant's open call `callId` (null: a forgotten caller's): not_found when it was never started, failed_precondition once ended. */
 export async function openCall(

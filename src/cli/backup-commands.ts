@@ -36,7 +36,7 @@ export const backupCommands: readonly Command[] = [
       "unpack a backup into a new data directory (refused if it holds anything); then start with DATA_DIR=NEW_DIR",
     async run({ args, options }) {
       const dataDir = requireOption(options, "data-dir");
-      const { restoreSnapshot } = await import("../store/engine/restore-snapshot.ts");
+      const { restoreSnapshot } = await import("../database/restore-snapshot.ts");
       const restored = await restoreSnapshot(args[0]!, dataDir);
       // The copy holds the address its server's admin listener had; the next server writes its own.
       await rm(adminAddressPath(dataDir), { force: true });

@@ -1,6 +1,7 @@
 import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
-import { needsAssistantId, needsSigningSecret, PLATFORMS } from "../domain/integration.ts";
+import { PLATFORMS } from "../domain/integration.ts";
 import { MODES } from "../domain/tenant.ts";
+import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { parseChoice, requireOption, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { fields, wireJson } from "./output.ts";
@@ -37,10 +38,11 @@ export const integrationCommands: readonly Command[] = [
       // A secret on the command line lands in shell history; the environment is the better place.
       const signingSecret = options["signing-secret"] ?? env.CALLER_CONTEXT_SIGNING_SECRET;
       // Checked here as the server checks them, so the message names the flag rather than the API field.
-      if (needsSigningSecret(platform) && !signingSecret) {
+      const needs = PLATFORM_ADAPTERS[platform].creation;
+      if (needs.signingSecret && !signingSecret) {
         throw new UsageError(`--signing-secret (or CALLER_CONTEXT_SIGNING_SECRET) is required for ${platform}`);
       }
-      if (needsAssistantId(platform) && !options["assistant-id"]) {
+      if (needs.assistantId && !options["assistant-id"]) {
         throw new UsageError(`--assistant-id is required for ${platform}`);
       }
       const created = await admin().createIntegration({

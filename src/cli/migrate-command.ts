@@ -12,8 +12,8 @@ export const migrateCommand: Command = {
   summary: "apply pending database migrations (DATABASE_URL, or the embedded database in DATA_DIR)",
   async run({ env }) {
     const config = envToConfig(env);
-    const { createDatabase } = await import("../store/engine/database.ts");
-    const { migrateToLatest } = await import("../store/engine/migrate.ts");
+    const { createDatabase } = await import("../store/database.ts");
+    const { migrateToLatest } = await import("../database/migrate.ts");
     const database = await createDatabase(config);
     let applied: string[];
     try {

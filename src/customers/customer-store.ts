@@ -1,14 +1,14 @@
 import { type Bill, writeCall } from "../calls/call-write.ts";
 import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import { takeCredit } from "../store/billing/charge.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 /** What the customer operations need of the store. */
 export interface CustomerStore {
   readonly db: Db;
   /** The region a number without country code is read in, as at start. */
   readonly defaultRegion: string;
-  /** Told after each erasure, so the erased rows leave the disk (store/jobs/erasure-compaction.ts). */
+  /** Told after each erasure, so the erased rows leave the disk (jobs/erasure-compaction.ts). */
   readonly erasures: { request(): void };
   /** Hashes identifiers for the "do not remember" marks. */
   readonly forgetMe: ForgetMeHasher;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { FORGET_ME_PEPPER_SETTING } from "../secrets/sealed-settings.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { insertSettingOnce, readSetting } from "../store/settings-repository.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { insertAuditEvent, listAuditEvents } from "../store/audit-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 // The account's security events, kept for its owner to read. Never a secret
 // or a password: the detail names a key by id and prefix only.

@@ -1,6 +1,6 @@
 import { Signer } from "@fastify/cookie";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { dashboardCookieSecret } from "./cookie-secret.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { Mail, Mailer } from "../mail/mailer.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { listOwnersOfAccount } from "../store/user-repository.ts";
 
 /** Tells every verified owner of the account of a security event (a new key, a new member). */

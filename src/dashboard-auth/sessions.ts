@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import {
   deleteEndedSessionsOfUser,
   deleteSession,

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import type { UserTokenTable } from "../store/schema.ts";
 import { claimUserToken, findOpenUserToken, insertUserToken, spendUserTokens } from "../store/user-token-repository.ts";
 import { sha256 } from "./sessions.ts";

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
-import { EVENT_TYPES, type EventEndpoint } from "../domain/events.ts";
+import { EVENT_TYPE_DEFINITIONS } from "../domain/event-types/event-types.ts";
+import { EVENT_TYPES, type EventEndpoint, type EventType } from "../domain/events.ts";
 import { createEndpoint } from "../events/create-endpoint.ts";
 import { deleteEndpoint, findOwnedEndpoint, listEndpoints, rollEndpointSecret } from "../events/manage-endpoints.ts";
 import type { UserRow } from "../store/schema.ts";
@@ -19,15 +20,10 @@ import { signedIn } from "./session-guard.ts";
 
 type IdParams = { Params: { id: string } };
 
-/** What each type means, beside its checkbox. */
-export const EVENT_TYPE_HINTS: Record<(typeof EVENT_TYPES)[number], string> = {
-  "intent.opened": "a call opens an intent",
-  "intent.resolved": "an open intent is resolved",
-  "call.ended": "a call ends",
-  "customer.merged": "two customer records are merged",
-  "customer.erased": "a customer is erased",
-  "credits.low": "80 % and 100 % of the month's credits are used",
-};
+/** What each type means, beside its checkbox (from its module in src/domain/event-types/). */
+export const EVENT_TYPE_HINTS: Readonly<Record<EventType, string>> = Object.fromEntries(
+  EVENT_TYPE_DEFINITIONS.map((definition) => [definition.type, definition.hint]),
+) as Record<EventType, string>;
 
 const describe = (e: EventEndpoint) => `${e.endpointId} (${e.url}, ${e.kind})`;
 

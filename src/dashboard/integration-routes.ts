@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import type { PLATFORMS } from "../domain/integration.ts";
+import { PLATFORMS } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
+import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";
@@ -23,12 +24,23 @@ const field = (body: unknown, name: string) => {
   return typeof value === "string" ? value.trim() : "";
 };
 
-const PLATFORM_LABELS: Record<(typeof PLATFORMS)[number], string> = {
-  vapi: "Vapi",
-  retell: "Retell",
-  elevenlabs: "ElevenLabs",
-  twilio_studio: "Twilio Studio",
-  telnyx: "Telnyx",
+/** Each platform's name on the page, and what the form's optional fields are for, from its adapter. */
+const PLATFORM_LABELS = Object.fromEntries(PLATFORMS.map((platform) => [platform, PLATFORM_ADAPTERS[platform].label]));
+const adapters = PLATFORMS.map((platform) => PLATFORM_ADAPTERS[platform]);
+const FIELD_HINTS = {
+  signingSecret: [
+    adapters.filter((a) => a.creation.signingSecret === "secret").map((a) => a.label),
+    adapters
+      .filter((a) => a.creation.signingSecret && a.creation.signingSecret !== "secret")
+      .map((a) => `${a.label}: its ${a.creation.signingSecret}`),
+  ]
+    .map((labels) => labels.join(", "))
+    .filter((text) => text !== "")
+    .join("; "),
+  assistantId: adapters
+    .filter((a) => a.creation.assistantId)
+    .map((a) => a.label)
+    .join(", "),
 };
 
 export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContext): void {
@@ -58,6 +70,7 @@ export function registerIntegrationRoutes(scope: FastifyInstance, app: AppContex
       tab: "integrations",
       integrations,
       platforms: PLATFORM_LABELS,
+      fieldHints: FIELD_HINTS,
       created: undefined,
       errors: {},
       values: { platform: "vapi", kind: "test" },

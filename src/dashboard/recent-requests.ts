@@ -1,8 +1,8 @@
 import type { Clock } from "../domain/clock.ts";
 import { DAY_MS } from "../domain/limits.ts";
+import { REQUEST_LOG_DAYS } from "../jobs/sweeper.ts";
 import type { RequestLog } from "../pipeline/request-log-sink.ts";
-import type { Db } from "../store/engine/database.ts";
-import { REQUEST_LOG_DAYS } from "../store/jobs/sweeper.ts";
+import type { Db } from "../store/database.ts";
 import { type LoggedRequest, listRecentRequests } from "../store/request-log-repository.ts";
 
 /** How many requests the Requests page shows at most. */

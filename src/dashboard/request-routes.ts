@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../context.ts";
-import { REQUEST_LOG_DAYS } from "../store/jobs/sweeper.ts";
+import { REQUEST_LOG_DAYS } from "../jobs/sweeper.ts";
 import type { LoggedRequest } from "../store/request-log-repository.ts";
 import { RECENT_REQUESTS_SHOWN, recentRequests } from "./recent-requests.ts";
 import { signedIn } from "./session-guard.ts";

@@ -2,7 +2,7 @@ import { DAY_MS } from "./limits.ts";
 
 // How one ended call changes an account's contact-centre figures (docs/analytics.md): the counts it adds to (or
 // takes from) per UTC day and intent, and what is kept of its customer for the next call. Pure: the job that
-// reads the calls and writes the counts is src/store/jobs/contact-figures-job.ts.
+// reads the calls and writes the counts is src/jobs/contact-figures-job.ts.
 
 /** The counters of one day and intent (`""`: every call). */
 export interface DayCounts {

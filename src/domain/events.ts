@@ -1,19 +1,14 @@
+import { EVENT_TYPE_DEFINITIONS } from "./event-types/event-types.ts";
 import type { Mode } from "./tenant.ts";
 
 // The events the service sends to an account's endpoints (docs/events.md):
-// their names, the envelope every one travels in, and the rules of delivery
+// their names (each type's data in its own module, event-types/), the envelope every one travels in, and the rules of delivery
 // (the retry schedule, when an endpoint is disabled). Pure: the store writes
 // the rows, the worker sends them.
 
-export const EVENT_TYPES = [
-  "intent.opened",
-  "intent.resolved",
-  "call.ended",
-  "customer.merged",
-  "customer.erased",
-  "credits.low",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** The types endpoints subscribe to, one module each in event-types/ (registered in event-types/event-types.ts). */
+export const EVENT_TYPES = EVENT_TYPE_DEFINITIONS.map((definition) => definition.type);
+export type EventType = (typeof EVENT_TYPE_DEFINITIONS)[number]["type"];
 
 /** Sent only by "send a test event", to the one endpoint, whatever types it receives. */
 export const TEST_EVENT_TYPE = "endpoint.test";
@@ -44,14 +39,19 @@ export function eventEnvelope(
   tenant: { accountId: string; mode: Mode },
   data: Record<string, unknown>,
 ): EventEnvelope {
+  return { id, type, ...envelopeBase(at, tenant), data };
+}
+
+/** What an envelope holds besides its event: the same for every event of one change. */
+export function envelopeBase(
+  at: Date,
+  tenant: { accountId: string; mode: Mode },
+): Omit<EventEnvelope, "id" | "type" | "data"> {
   return {
-    id,
-    type,
     timestamp: at.toISOString(),
     api_version: EVENTS_API_VERSION,
     account_id: tenant.accountId,
     mode: tenant.mode,
-    data,
   };
 }
 
@@ -134,16 +134,6 @@ export function creditsLowCrossed(left: number, allowance: number): number[] {
     const atMost = creditsLeftAtThreshold(allowance, threshold);
     return atMost !== undefined && Math.max(left, 0) <= atMost;
   }).reverse();
-}
-
-/** credits.low's data, whoever notices the threshold: a call's charge or the sweep. */
-export function creditsLowData(
-  threshold: number,
-  left: number,
-  allowance: number,
-  period: string,
-): Record<string, unknown> {
-  return { threshold_percent: threshold, credits_left: Math.max(left, 0), monthly_quota: allowance, period };
 }
 
 /** How an instance delivers (config.ts reads them from EVENTS_*). */

@@ -2,19 +2,10 @@ import type { Mode } from "./tenant.ts";
 
 // A voice platform connected to an account: who it acts as, how its webhooks
 // prove they come from it, and how its end-of-call report becomes an end.
+// What each platform needs and how it signs is its adapter's (src/integrations/platforms/).
 
 export const PLATFORMS = ["vapi", "retell", "elevenlabs", "twilio_studio", "telnyx"] as const;
 export type Platform = (typeof PLATFORMS)[number];
-
-/** Whether the platform signs its webhooks, so an integration needs the secret (Telnyx: the public key) it signs with. */
-export function needsSigningSecret(platform: string): boolean {
-  return platform === "retell" || platform === "elevenlabs" || platform === "telnyx";
-}
-
-/** Whether the platform's inbound webhook names the assistant that answers, so an integration needs its id. */
-export function needsAssistantId(platform: string): boolean {
-  return platform === "vapi";
-}
 
 export function isPlatform(value: string): value is Platform {
   return (PLATFORMS as readonly string[]).includes(value);

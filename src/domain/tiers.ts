@@ -18,3 +18,6 @@ export function graceLimit(base: number): number {
 export function isTier(value: string): value is Tier {
   return (TIERS as readonly string[]).includes(value);
 }
+
+/** Each tier's credits a month, as configured (config.ts). */
+export type MonthlyAllowance = Readonly<Record<Tier, number>>;

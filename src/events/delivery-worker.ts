@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.ts";
 import { type DeliverySettings, disabledForFailures, nextAttemptAt, shouldDisable } from "../domain/events.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import {
   type ClaimedDelivery,
   claimDueDeliveries,

@@ -1,9 +1,10 @@
 import type { Clock } from "../domain/clock.ts";
-import { creditsLowCrossed, creditsLowData } from "../domain/events.ts";
-import type { Tier } from "../domain/tiers.ts";
+import { creditsLowData } from "../domain/event-types/credits-low.ts";
+import { creditsLowCrossed } from "../domain/events.ts";
+import type { MonthlyAllowance, Tier } from "../domain/tiers.ts";
+import { quotaPeriodOf } from "../store/billing/charge.ts";
 import { noticeCreditsLow } from "../store/billing/credits-low.ts";
-import { type MonthlyAllowance, quotaPeriodOf } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 // credits.low at 80 % and 100 % of the month's quota: the quota guard reports
 // every charge's credits left here. A threshold seen crossed is written once
@@ -11,7 +12,7 @@ import type { Db } from "../store/engine/database.ts";
 // after the call and off its path: a call never waits for it. What this
 // instance has already written is remembered, so the many calls past 80 %
 // cost nothing more. A threshold this misses (the instance stopped before
-// writing it) is written by the retention sweep (src/store/jobs/credits-low-sweep.ts).
+// writing it) is written by the retention sweep (src/jobs/credits-low-sweep.ts).
 
 export interface CreditsLowWatch {
   seen(accountId: string, tier: Tier, creditsLeft: number): void;

@@ -2,7 +2,7 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import { DomainError } from "../domain/domain-error.ts";
 import { domainErrorToConnect, isUnexpected, publicError } from "../pipeline/public-error.ts";
-import { isDatabaseUnavailable } from "../store/engine/database-errors.ts";
+import { isDatabaseUnavailable } from "../store/database.ts";
 
 /**
  * The chain's outer boundary (src/interceptor-chain.ts): whatever a call throws leaves it in its public form

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from "../domain/clock.ts";
 import { isTier } from "../domain/tiers.ts";
 import type { KeyVerifier, Verification } from "../pipeline/verifiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { createShortLivedCache } from "./short-lived-cache.ts";
 
 // Turns an Authorization header into a principal. Lookups are cached for

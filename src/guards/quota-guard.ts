@@ -3,12 +3,13 @@ import type { FastifyBaseLogger } from "fastify";
 import { LRUCache } from "lru-cache";
 import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { billKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
 import { withLimitHeaders, writeLimitHeaders } from "../pipeline/limit-headers.ts";
 import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
 import { quotaExhausted } from "../pipeline/refusals.ts";
-import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import { creditsLeft } from "../store/billing/charge.ts";
+import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import type { CreditsLowWatch } from "./credits-low-watch.ts";
 

@@ -2,13 +2,14 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
 import type { RateLimiter } from "../domain/rate-limiter.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { completesCallKey, principalKey } from "../pipeline/context-values.ts";
 import { withLimitHeaders } from "../pipeline/limit-headers.ts";
 import { isRateLimited } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
-import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import { creditsLeft } from "../store/billing/charge.ts";
+import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 
 export interface RateLimitGuardOptions {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { UnaryResponse } from "@connectrpc/connect";
 import type { Clock } from "../domain/clock.ts";
-import type { Db } from "../store/engine/database.ts";
+import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import type { Db } from "../store/database.ts";
 import { claimReceipt, recordReply, releaseReceipt } from "../store/webhook-receipts.ts";
 
 // A signed platform message is answered once. A replay (the same body under
@@ -9,13 +10,10 @@ import { claimReceipt, recordReply, releaseReceipt } from "../store/webhook-rece
 // first answer, and nothing is started or billed again. The record is in the
 // database, so every instance agrees.
 
-/** The headers that sign a platform's body; with the body they name one message. */
-const SIGNATURE_HEADERS = [
-  "x-retell-signature",
-  "elevenlabs-signature",
-  "telnyx-signature-ed25519",
-  "x-twilio-signature",
-];
+/** The headers that sign a platform's body (each adapter's); with the body they name one message. */
+const SIGNATURE_HEADERS = Object.values(PLATFORM_ADAPTERS).flatMap((adapter) =>
+  adapter.signatureHeader === undefined ? [] : [adapter.signatureHeader],
+);
 
 export function messageDigest(payload: string, headers: Headers): string {
   const hash = createHash("sha256");

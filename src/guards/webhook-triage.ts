@@ -17,7 +17,7 @@ import {
 import { limitOf } from "../pipeline/refusals.ts";
 import { requestScopeKey } from "../pipeline/request-scope.ts";
 import { webhookReply } from "../pipeline/webhook-reply.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { answerOnce, messageDigest } from "./webhook-replays.ts";
 
 export interface WebhookTriageOptions {

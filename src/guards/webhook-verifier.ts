@@ -4,7 +4,7 @@ import { integrationRowToIntegration } from "../integrations/integration-rows.ts
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import type { WebhookVerifier } from "../pipeline/verifiers.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
 import { createShortLivedCache } from "./short-lived-cache.ts";
 

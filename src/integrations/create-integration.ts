@@ -4,18 +4,12 @@ import { getAccount } from "../accounts/get-account.ts";
 import { hashSecret, randomBase62, SECRET_LENGTH } from "../domain/api-key.ts";
 import type { FieldIssue } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
-import {
-  type Integration,
-  isPlatform,
-  needsAssistantId,
-  needsSigningSecret,
-  PLATFORMS,
-} from "../domain/integration.ts";
+import { type Integration, isPlatform, PLATFORMS } from "../domain/integration.ts";
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_VARIABLE_NAME_LENGTH, MAX_VARIABLES_PER_CALL } from "../domain/limits.ts";
 import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import { insertIntegration } from "../store/integration-repository.ts";
-import { isEd25519PublicKey } from "./ed25519-signature.ts";
 import { integrationRowToIntegration } from "./integration-rows.ts";
+import { platformAdapter } from "./platforms/platform-adapters.ts";
 
 export interface CreateIntegrationInput {
   readonly accountId: string;
@@ -51,22 +45,18 @@ export async function createIntegration(
     issues.push({ path: ["platform"], message: `Expected one of: ${PLATFORMS.join(", ")}` });
   if (input.name.trim() === "") issues.push({ path: ["name"], message: "Required" });
   checkText(issues, ["name"], input.name, MAX_ACCOUNT_NAME_LENGTH);
-  if (needsSigningSecret(input.platform) && !input.signingSecret) {
+  const needs = platformAdapter(input.platform)?.creation ?? {};
+  if (needs.signingSecret && !input.signingSecret) {
     issues.push({
       path: ["signing_secret"],
-      message: `Required for ${input.platform}: the ${input.platform === "telnyx" ? "public key" : "secret"} it signs webhooks with`,
+      message: `Required for ${input.platform}: the ${needs.signingSecret} it signs webhooks with`,
     });
   }
   checkText(issues, ["signing_secret"], input.signingSecret, MAX_SECRET_LENGTH);
-  if (input.platform === "telnyx" && input.signingSecret && !isEd25519PublicKey(input.signingSecret)) {
-    issues.push({
-      path: ["signing_secret"],
-      message:
-        "For telnyx: the account's public key as Mission Control shows it, the base64 of 32 bytes (44 characters)",
-    });
-  }
-  if (needsAssistantId(input.platform) && !input.assistantId) {
-    issues.push({ path: ["assistant_id"], message: "Required for vapi: the assistant that answers inbound calls" });
+  const badSecret = input.signingSecret ? needs.checkSigningSecret?.(input.signingSecret) : undefined;
+  if (badSecret) issues.push({ path: ["signing_secret"], message: badSecret });
+  if (needs.assistantId && !input.assistantId) {
+    issues.push({ path: ["assistant_id"], message: `Required for ${input.platform}: ${needs.assistantId}` });
   }
   checkText(issues, ["assistant_id"], input.assistantId, MAX_VARIABLE_NAME_LENGTH);
   const intentField = input.intentField || "intent";

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { AttemptOutcome } from "../events/delivery-worker.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { outboxStats } from "../store/event-delivery-repository.ts";
 
 // Event delivery as Prometheus sees it: attempts by outcome, their latency,

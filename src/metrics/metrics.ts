@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FallbackRateLimiter } from "../domain/rate-limiter.ts";
 import type { AdmissionControl } from "../pipeline/admission-control.ts";
 import type { Metrics } from "../pipeline/metrics-registry.ts";
-import type { Database } from "../store/engine/database.ts";
+import type { Database } from "../store/database.ts";
 import { registerAdmissionMetrics } from "./admission-metrics.ts";
 import { registerRateLimitMetrics } from "./rate-limit-metrics.ts";
 import { registerRuntimeMetrics } from "./runtime-metrics.ts";

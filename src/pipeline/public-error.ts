@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { IdempotencyKeyMismatchSchema, ValidationFailureSchema } from "../../gen/callercontext/v1/errors_pb.ts";
 import { DomainError, type DomainErrorCode } from "../domain/domain-error.ts";
-import { isDatabaseUnavailable } from "../store/engine/database-errors.ts";
+import { isDatabaseUnavailable } from "../store/database.ts";
 import { RETRY_AFTER_SECONDS, retryAfter } from "./retry-after.ts";
 
 // The public form of every error, whatever the protocol: the one mapping from

@@ -1,5 +1,5 @@
 import type { RequestLog } from "../pipeline/request-log-sink.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { insertRequestLog, type RequestLogEntry } from "../store/request-log-repository.ts";
 
 // The Requests page's record of API requests, kept off the request's path:

@@ -6,7 +6,7 @@ import {
   type HealthCheckResponse,
   HealthCheckResponse_ServingStatus as ServingStatus,
 } from "../../gen/grpc/health/v1/health_pb.ts";
-import type { Database } from "../store/engine/database.ts";
+import type { Database } from "../store/database.ts";
 
 // gRPC's standard health protocol (Kubernetes gRPC probes, Envoy,
 // grpc-health-probe). Every service, and the server as a whole (""), serves

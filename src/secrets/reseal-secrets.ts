@@ -1,4 +1,4 @@
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import { listSigningSecrets, replaceSigningSecret } from "../store/integration-repository.ts";
 import { readSetting, replaceSetting } from "../store/settings-repository.ts";
 import { COOKIE_SECRET_SETTING, FORGET_ME_PEPPER_SETTING } from "./sealed-settings.ts";

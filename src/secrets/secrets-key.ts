@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Config } from "../config.ts";
-import { DataDirModeError } from "../store/engine/data-dir-mode.ts";
+import { DataDirModeError } from "../database/data-dir-mode.ts";
 import { createSecretBox, SECRETS_KEY_BYTES, type SecretBox } from "./secret-box.ts";
 
 // Where the key that seals stored secrets comes from: SECRETS_KEY when set;

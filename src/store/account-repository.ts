@@ -1,18 +1,12 @@
 import { sql } from "kysely";
 import { QUOTA_SLOTS } from "../domain/quota-slots.ts";
-import type { Tier } from "../domain/tiers.ts";
-import {
-  allowanceOf,
-  creditsOfAccount,
-  type MonthlyAllowance,
-  quotaPeriodOf,
-  slotShare,
-} from "./billing/quota-slots.ts";
-import type { Db } from "./engine/database.ts";
+import type { MonthlyAllowance, Tier } from "../domain/tiers.ts";
+import { allowanceOf, creditsOfAccount, quotaPeriodOf, slotShare } from "./billing/charge.ts";
+import type { Db } from "./database.ts";
 import type { AccountRow, NewAccountRow } from "./schema.ts";
 
 // Accounts and their monthly credits, which live in the account's quota
-// slots (src/store/billing/quota-slots.ts). Each write here is one statement, so an
+// slots (src/store/billing/charge.ts). Each write here is one statement, so an
 // account never exists without its slots and a change of credits is never
 // seen half done.
 

@@ -1,5 +1,5 @@
 import type { Mode } from "../domain/tenant.ts";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { ApiKeyRow } from "./schema.ts";
 
 export interface KeyWithAccount {

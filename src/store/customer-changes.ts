@@ -1,7 +1,9 @@
 import { sql } from "kysely";
 import type { CustomerIdentifier } from "../domain/customer.ts";
+import { customerErased, customerErasedData } from "../domain/event-types/customer-erased.ts";
+import { customerMerged, customerMergedData } from "../domain/event-types/customer-merged.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import { enqueueEvents, outboxInsert, plainEventRows } from "./event-outbox.ts";
 
 // The writes of the customer operations: erase, merge, unlink. Each commits
@@ -20,7 +22,7 @@ import { enqueueEvents, outboxInsert, plainEventRows } from "./event-outbox.ts";
  */
 export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string, now: Date): Promise<boolean> {
   const erased = plainEventRows([
-    { type: "customer.erased", data: { customer_ref: customerId }, orderingKey: customerId },
+    { type: customerErased.type, data: customerErasedData(customerId), orderingKey: customerId },
   ]);
   const { rows } = await sql<{ id: string }>`
     with gone as (
@@ -151,7 +153,7 @@ async function mergeLocked(trx: Db, tenant: Tenant, survivorId: string, fromId: 
   // What did not move (dialled numbers, intents and variables it shared with the survivor) goes with it.
   await sql`delete from customers where id = ${f}`.execute(trx);
   await enqueueEvents(trx, tenant, now, [
-    { type: "customer.merged", data: { customer_ref: survivorId, merged_ref: fromId }, orderingKey: survivorId },
+    { type: customerMerged.type, data: customerMergedData(survivorId, fromId), orderingKey: survivorId },
   ]);
 }
 

@@ -8,7 +8,7 @@ import {
 } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { openIntentsAndVariables, type VariablesJson } from "./calls/context-columns.ts";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 
 // Reads of customer records, and the lookups by identifier. The writes
 // (erase, merge, unlink) live in customer-changes.ts.

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { EventDeliveryRow } from "./schema.ts";
 
 // The outbox and the delivery log: claiming due deliveries (several instances

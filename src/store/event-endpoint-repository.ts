@@ -1,4 +1,4 @@
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { EventEndpointRow, NewEventEndpointRow } from "./schema.ts";
 
 // An account's event endpoints: queries only.

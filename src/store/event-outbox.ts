@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
-import { EVENTS_API_VERSION } from "../domain/events.ts";
+import { envelopeBase } from "../domain/events.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import type { Db } from "./engine/database.ts";
-import { tenantParameters } from "./engine/shared-parameters.ts";
+import { tenantParameters } from "./calls/call-statement.ts";
+import type { Db } from "./database.ts";
 
 // Writing events to the outbox: one row per event and subscribed endpoint,
 // each a pending delivery. Always inside the statement or the transaction of
@@ -21,8 +21,13 @@ export type EventRows = RawBuilder<unknown>;
 
 /** An INSERT (usable as a data-modifying CTE body) writing `events` to the outbox of the tenant's endpoints. */
 export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawBuilder<unknown> {
-  const timestamp = now.toISOString();
   const { accountId, mode } = tenantParameters(tenant);
+  const payload = setKeys(sql`${JSON.stringify(envelopeBase(now, tenant))}::jsonb`, {
+    id: sql`ev.id`,
+    type: sql`ev.type`,
+    data: sql`case when ep.include_variable_values and ev.data_with_values is not null
+      then ev.data_with_values else ev.data end`,
+  });
   // Materialized: each event gets one id, however many endpoints it goes to.
   return sql`
     with ev as materialized (
@@ -31,12 +36,7 @@ export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawB
     insert into event_deliveries
       (event_id, endpoint_id, event_type, payload, ordering_key, state, next_attempt_at, created_at)
     select ev.id, ep.id, ev.type,
-      jsonb_build_object(
-        'id', ev.id, 'type', ev.type, 'timestamp', ${timestamp}::text, 'api_version', ${EVENTS_API_VERSION}::text,
-        'account_id', ${accountId}::text, 'mode', ${mode}::text,
-        'data', case when ep.include_variable_values and ev.data_with_values is not null
-          then ev.data_with_values else ev.data end
-      )::text,
+      ${payload}::text,
       ev.ordering_key, 'pending', ${now}, ${now}
     from ev join event_endpoints ep
       on ep.account_id = ${accountId} and ep.kind = ${mode} and ep.enabled
@@ -46,9 +46,26 @@ export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawB
   `;
 }
 
+/**
+ * `json` (built in TypeScript, see src/domain/event-types/) with each of `values` set at its key: the values
+ * only the statement knows as it runs (a customer it found, a time it read), so that the event is still written
+ * by the change's own statement. A NULL is written as JSON null. jsonb keeps its keys in an order of its own,
+ * so the payload's text does not depend on which keys were set here.
+ */
+export function setKeys<K extends string>(
+  json: RawBuilder<unknown>,
+  values: Readonly<Record<K, RawBuilder<unknown>>>,
+): RawBuilder<unknown> {
+  let result = json;
+  for (const [key, value] of Object.entries<RawBuilder<unknown>>(values)) {
+    result = sql`jsonb_set(${result}, ${sql.lit(`{${key}}`)}, coalesce(to_jsonb(${value}), 'null'::jsonb))`;
+  }
+  return result;
+}
+
 export interface PlainEvent {
   readonly type: string;
-  readonly data: Record<string, unknown>;
+  readonly data: object;
   readonly orderingKey: string | null;
 }
 

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { CustomerIdentifier } from "../domain/customer.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { eraseCustomer } from "./customer-changes.ts";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 
 // The "do not remember" marks: keyed hashes of a forgotten customer's identifiers (migration 0018).
 

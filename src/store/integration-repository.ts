@@ -1,4 +1,4 @@
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { IntegrationRow, NewIntegrationRow } from "./schema.ts";
 
 export interface IntegrationWithAccount {

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { InviteTable } from "./schema.ts";
 
 export async function insertInvite(db: Db, row: Omit<Insertable<InviteTable>, "used_at">): Promise<void> {

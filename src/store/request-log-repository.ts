@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 
 // The Requests page's rows: written in batches, read newest first per
 // account, deleted by age in bounded batches.

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { SessionTable, UserRow } from "./schema.ts";
 
 export async function insertSession(db: Db, row: Insertable<SessionTable>): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 
 export async function readSetting(db: Db, name: string): Promise<string | undefined> {
   const row = await db.selectFrom("settings").select("value").where("name", "=", name).executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { UserRow, UserTable } from "./schema.ts";
 
 export async function insertUser(db: Db, row: Insertable<UserTable>): Promise<UserRow> {

@@ -1,5 +1,5 @@
 import type { Insertable } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 import type { UserTokenTable } from "./schema.ts";
 
 type Purpose = UserTokenTable["purpose"];

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "./engine/database.ts";
+import type { Db } from "./database.ts";
 
 // The once-only record of a platform message: the first to claim a digest
 // answers it, and its answer is kept for the replays.

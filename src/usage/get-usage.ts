@@ -1,9 +1,10 @@
 import { DomainError } from "../domain/domain-error.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { RateLimiter } from "../domain/rate-limiter.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { BASE_LIMIT_PER_MINUTE } from "../domain/tiers.ts";
-import { creditsLeft, type MonthlyAllowance } from "../store/billing/quota-slots.ts";
-import type { Db } from "../store/engine/database.ts";
+import { creditsLeft } from "../store/billing/charge.ts";
+import type { Db } from "../store/database.ts";
 
 export interface Usage {
   readonly tier: string;

@@ -1,6 +1,6 @@
 import type { Clock } from "../domain/clock.ts";
 import { listKeyUsage } from "../store/billing/usage-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "./usage-meter.ts";
 
 /** Billed calls of each of the account's keys in this period (the UTC month), this instance's counts written first. */

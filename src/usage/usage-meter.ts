@@ -1,7 +1,7 @@
 import type { Clock } from "../domain/clock.ts";
 import type { Tenant } from "../domain/tenant.ts";
 import { addKeyUsage, addUsage, touchKeys, type UsageCount } from "../store/billing/usage-repository.ts";
-import type { Db } from "../store/engine/database.ts";
+import type { Db } from "../store/database.ts";
 
 // Counts billed and refused calls per account, mode and day, billed calls
 // per key and day, and when each key was last used, in memory; a timer writes them in one or two statements

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { countEndedCalls, SETTLE_MS } from "../../src/store/jobs/contact-figures-job.ts";
+import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import { TRANSPORTS, type Transport } from "../helpers/call-client.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { createRpcClient, type RpcClient } from "../helpers/rpc-client.ts";

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { countEndedCalls, SETTLE_MS } from "../../src/store/jobs/contact-figures-job.ts";
+import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { seedAccount, seedCustomers } from "../../bench/service/seed.ts";
-import type { Database } from "../../src/store/engine/database.ts";
+import type { Database } from "../../src/store/database.ts";
 import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // The benchmark's seed settles the tables it filled and leaves the empty ones

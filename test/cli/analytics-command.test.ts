@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { countEndedCalls, SETTLE_MS } from "../../src/store/jobs/contact-figures-job.ts";
+import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import { runCli, runCliJson } from "../helpers/cli-runner.ts";
 import { createAccountWithKey, request, startAndEndCall } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";

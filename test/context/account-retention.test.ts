@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { AdminService } from "../../gen/callercontext/v1/admin_pb.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { sweepOnce } from "../../src/store/jobs/sweeper.ts";
+import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import { type CallClient, createCallClient, forKey, TRANSPORTS } from "../helpers/call-client.ts";
 import { createAccountWithKey, request } from "../helpers/rest-client.ts";
 import { createRpcClient, type RpcClient } from "../helpers/rpc-client.ts";

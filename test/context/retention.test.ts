@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
-import { sweepOnce } from "../../src/store/jobs/sweeper.ts";
+import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import { TRANSPORTS } from "../helpers/call-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 

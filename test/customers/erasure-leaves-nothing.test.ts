@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { CustomerService } from "../../gen/callercontext/v1/customers_pb.ts";
-import { countEndedCalls, SETTLE_MS } from "../../src/store/jobs/contact-figures-job.ts";
+import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import { type CallClient, createCallClient } from "../helpers/call-client.ts";
 import { columnsHolding } from "../helpers/columns-holding.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";

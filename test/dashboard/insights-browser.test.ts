@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { countEndedCalls } from "../../src/store/jobs/contact-figures-job.ts";
+import { countEndedCalls } from "../../src/jobs/contact-figures-job.ts";
 import { useServerAndBrowser } from "../helpers/browser.ts";
 import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 

@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { envToConfig } from "../../src/config.ts";
-import { createDatabase } from "../../src/store/engine/database.ts";
+import { createDatabase } from "../../src/store/database.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { startServerProcess } from "../helpers/server-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { sweepOnce } from "../../src/store/jobs/sweeper.ts";
+import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import { setQuota } from "../helpers/admin-client.ts";
 import { uniqueCallId } from "../helpers/call-client.ts";
 import { createEventEndpoint, listEventDeliveries } from "../helpers/event-endpoints.ts";

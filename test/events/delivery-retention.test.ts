@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { FINISHED_DELIVERY_RETENTION_DAYS } from "../../src/domain/events.ts";
-import { sweepOnce } from "../../src/store/jobs/sweeper.ts";
+import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import { createEventEndpoint, listEventDeliveries } from "../helpers/event-endpoints.ts";
 import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QUOTA_SLOTS } from "../../src/domain/quota-slots.ts";
-import { quotaPeriodOf } from "../../src/store/billing/quota-slots.ts";
+import { quotaPeriodOf } from "../../src/store/billing/charge.ts";
 import { quotaOf, setQuota } from "../helpers/admin-client.ts";
 import { type CallClient, countStatuses, createCallClient, startBody, TRANSPORTS } from "../helpers/call-client.ts";
 import { placeCredits, slotsOf } from "../helpers/quota-slots.ts";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database, type DatabaseOptions } from "../../src/store/engine/database.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
+import { migrateToLatest } from "../../src/database/migrate.ts";
+import { createDatabase, type Database, type DatabaseOptions } from "../../src/store/database.ts";
 
 // Each test file gets a database of its own: a fresh PostgreSQL database when
 // DATABASE_URL is set (DATABASE_POOLER passed on with it), otherwise an in-memory embedded one (on the thread

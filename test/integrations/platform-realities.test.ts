@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAccount } from "../../src/accounts/create-account.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { createIntegration } from "../../src/integrations/create-integration.ts";
-import { creditsLeft } from "../../src/store/billing/quota-slots.ts";
+import { creditsLeft } from "../../src/store/billing/charge.ts";
 import { accountDepsOf } from "../../src/use-case-deps.ts";
 import { quotaOf, setQuota } from "../helpers/admin-client.ts";
 import { postAnsweredEarly } from "../helpers/raw-post.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
+import { migrateToLatest } from "../../src/database/migrate.ts";
 import { ensureAdminAccess, markFirstStartShown } from "../../src/first-start.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
+import { createDatabase, type Database } from "../../src/store/database.ts";
 import { request } from "../helpers/rest-client.ts";
 import { type ServerProcess, startServerProcess } from "../helpers/server-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";

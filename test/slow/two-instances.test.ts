@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { quotaPeriodOf } from "../../src/store/billing/quota-slots.ts";
+import { quotaPeriodOf } from "../../src/store/billing/charge.ts";
 import { quotaOf, revokeKey, setQuota } from "../helpers/admin-client.ts";
 import {
   type CallClient,

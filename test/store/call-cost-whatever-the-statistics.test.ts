@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Db } from "../../src/store/engine/database.ts";
+import type { Db } from "../../src/store/database.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 

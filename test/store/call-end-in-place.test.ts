@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { insertAccount } from "../../src/store/account-repository.ts";
-import type { Database } from "../../src/store/engine/database.ts";
+import type { Database } from "../../src/store/database.ts";
 import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // An end rewrites its call's row in place (a HOT update: one page, no index

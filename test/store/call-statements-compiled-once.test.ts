@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { compileOnceCounts } from "../../src/store/engine/compile-once.ts";
+import { compileOnceCounts } from "../../src/database/compile-once.ts";
 import { startBody, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
 import { useTestServer } from "../helpers/test-server-fixture.ts";
 

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QUOTA_SLOTS } from "../../src/domain/quota-slots.ts";
+import type { MonthlyAllowance } from "../../src/domain/tiers.ts";
 import { insertAccount } from "../../src/store/account-repository.ts";
 import { takeCredit } from "../../src/store/billing/charge.ts";
-import type { MonthlyAllowance } from "../../src/store/billing/quota-slots.ts";
-import type { Database, Db } from "../../src/store/engine/database.ts";
+import type { Database, Db } from "../../src/store/database.ts";
 import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // A charge takes its credit from one slot by key: one index probe and one row,

@@ -9,8 +9,8 @@ import {
   sql,
 } from "kysely";
 import { describe, expect, it } from "vitest";
-import { compileOnce, compileOnceCounts } from "../../src/store/engine/compile-once.ts";
-import type { Db } from "../../src/store/engine/database.ts";
+import { compileOnce, compileOnceCounts } from "../../src/database/compile-once.ts";
+import type { Db } from "../../src/store/database.ts";
 import type { Schema } from "../../src/store/schema.ts";
 
 // compileOnce must give what Kysely's own compiler gives, for every shape,

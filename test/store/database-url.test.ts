@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { ConfigError, envToConfig } from "../../src/config.ts";
-import { parseDatabaseUrl } from "../../src/store/engine/database-url.ts";
+import { parseDatabaseUrl } from "../../src/database/database-url.ts";
 
 describe("DATABASE_URL, as libpq reads it", () => {
   test("a host list becomes one single-host URL per host, in order, without target_session_attrs", () => {

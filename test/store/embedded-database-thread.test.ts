@@ -5,14 +5,14 @@ import { PGlite } from "@electric-sql/pglite";
 import { Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
+import { DataDirLockedError, lockDataDir } from "../../src/database/data-dir-lock.ts";
+import { tightenDataDir } from "../../src/database/data-dir-mode.ts";
+import { isDatabaseUnavailable } from "../../src/database/database-errors.ts";
+import { migrateToLatest } from "../../src/database/migrate.ts";
+import { createPgliteDialect } from "../../src/database/pglite-dialect.ts";
+import { PgliteThread } from "../../src/database/pglite-thread.ts";
 import { deadlineColumn, isRefusal, refuse } from "../../src/store/calls/call-statement.ts";
-import { DataDirLockedError, lockDataDir } from "../../src/store/engine/data-dir-lock.ts";
-import { tightenDataDir } from "../../src/store/engine/data-dir-mode.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
-import { isDatabaseUnavailable } from "../../src/store/engine/database-errors.ts";
-import { migrateToLatest } from "../../src/store/engine/migrate.ts";
-import { createPgliteDialect } from "../../src/store/engine/pglite-dialect.ts";
-import { PgliteThread } from "../../src/store/engine/pglite-thread.ts";
+import { createDatabase, type Database } from "../../src/store/database.ts";
 import { statementFailure } from "../helpers/statement-failure.ts";
 
 // The embedded database on a thread of its own (EMBEDDED_DB_THREAD=worker, the

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { describe, expect, it } from "vitest";
-import { pgliteModules } from "../../src/store/engine/pglite-modules.ts";
+import { pgliteModules } from "../../src/database/pglite-modules.ts";
 
 // PGlite's WebAssembly is compiled once per process and every embedded
 // database is opened with it (pglite-modules.ts says why).

@@ -1,11 +1,11 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { envToConfig } from "../../src/config.ts";
-import { createDatabase, type Database } from "../../src/store/engine/database.ts";
+import { createDatabase, type Database } from "../../src/store/database.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database.ts";
 
 // The service's sessions price a sequential scan as a last resort and keep one
-// generic plan per prepared statement (src/store/engine/plan-settings.ts), on
+// generic plan per prepared statement (src/database/plan-settings.ts), on
 // PostgreSQL, behind a pooler (DATABASE_POOLER) and on the embedded database
 // alike; the benchmark's A/B turns the second off.
 
@@ -25,7 +25,7 @@ async function planSettings(genericPlans?: boolean): Promise<{ mode?: string; se
   const database = await createDatabase(envToConfig({ ...testDatabase.env, LOG_LEVEL: "silent" }), { genericPlans });
   opened.push(database);
   // With parameters, as every statement of a call is sent: behind a transaction-mode pooler the settings travel
-  // with each such statement rather than with the session (src/store/engine/transaction-pooler-client.ts).
+  // with each such statement rather than with the session (src/database/transaction-pooler-client.ts).
   const { rows } = await sql<{ mode: string; seqscan: string }>`
     select current_setting(${"plan_cache_mode"}) as mode, current_setting(${"enable_seqscan"}) as seqscan`.execute(
     database.db,

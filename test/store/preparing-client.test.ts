@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { PreparingClient } from "../../src/store/engine/preparing-client.ts";
+import { PreparingClient } from "../../src/database/preparing-client.ts";
 
 // The pg client the service runs PostgreSQL statements on: a statement with
 // parameters is prepared once under a fixed name, and a query asked for as a

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { PreparingPglite } from "../../src/store/engine/preparing-pglite.ts";
+import { PreparingPglite } from "../../src/database/preparing-pglite.ts";
 import { statementFailure } from "../helpers/statement-failure.ts";
 
 // Statements with parameters are prepared once on the embedded database and

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../src/store/engine/database.ts";
+import type { Database } from "../../src/store/database.ts";
 import { insertRequestLog, type RequestLogEntry } from "../../src/store/request-log-repository.ts";
 import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 

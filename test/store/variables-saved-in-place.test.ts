@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../src/store/engine/database.ts";
+import type { Database } from "../../src/store/database.ts";
 import { type MigratedTestDatabase, openMigratedTestDatabase } from "../helpers/test-database.ts";
 
 // An end that saves a variable the customer already holds rewrites its row.

@@ -10,6 +10,9 @@ import type { PlatformAdapter } from "./platform-adapter.ts";
 export const ELEVENLABS_SIGNATURE_TOLERANCE_MS = 30 * 60 * 1000;
 
 export const elevenlabs: PlatformAdapter = {
+  label: "ElevenLabs",
+  signatureHeader: "elevenlabs-signature",
+  creation: { signingSecret: "secret" },
   authenticate(request) {
     return checkWhole(this.streamingCheck?.(request), request.payload);
   },

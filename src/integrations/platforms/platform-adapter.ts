@@ -27,7 +27,25 @@ export interface MessageTypes {
   readonly read: readonly string[];
 }
 
+/** What an integration of the platform must be given when it is created. */
+export interface CreationNeeds {
+  /** What the platform signs its webhooks with, kept as the signing secret ("secret", "public key"); unset: none. */
+  readonly signingSecret?: string;
+  /** The signing secret's form, in the words the caller reads; undefined when it is fine. */
+  checkSigningSecret?(value: string): string | undefined;
+  /** What the assistant id names, when the platform's inbound webhook needs one; unset: none. */
+  readonly assistantId?: string;
+}
+
 export interface PlatformAdapter {
+  /** Its name as the dashboard shows it. */
+  readonly label: string;
+  /**
+   * The header its signature travels in, if it signs: with the body it names one message, so that a replay is
+   * answered once (src/guards/webhook-replays.ts).
+   */
+  readonly signatureHeader?: string;
+  readonly creation: CreationNeeds;
   authenticate(request: SignedRequest): boolean;
   /**
    * The same check for a body that streams in; undefined when the credential needs the whole body at once

@@ -11,6 +11,9 @@ export const RETELL_SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 export const CALL_ID_METADATA_KEY = "caller_context_call_id";
 
 export const retell: PlatformAdapter = {
+  label: "Retell",
+  signatureHeader: "x-retell-signature",
+  creation: { signingSecret: "secret" },
   authenticate(request) {
     return checkWhole(this.streamingCheck?.(request), request.payload);
   },

@@ -1,6 +1,6 @@
 import { readLevel } from "../../domain/verstat.ts";
 import { at, objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
-import { ed25519Verifies } from "../ed25519-signature.ts";
+import { ed25519Verifies, isEd25519PublicKey } from "../ed25519-signature.ts";
 import { ed25519StreamingCheck } from "../ed25519-stream.ts";
 import { bearerMatches, headerCheck } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
@@ -23,6 +23,15 @@ export const TELNYX_SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 export const TELNYX_INBOUND_BUDGET_MS = 700;
 
 export const telnyx: PlatformAdapter = {
+  label: "Telnyx",
+  signatureHeader: "telnyx-signature-ed25519",
+  creation: {
+    signingSecret: "public key",
+    checkSigningSecret: (value) =>
+      isEd25519PublicKey(value)
+        ? undefined
+        : "For telnyx: the account's public key as Mission Control shows it, the base64 of 32 bytes (44 characters)",
+  },
   inboundBudgetMs: TELNYX_INBOUND_BUDGET_MS,
   authenticate({ payload, headers, nowMs, credentials }) {
     const signature = headers.get("telnyx-signature-ed25519");

@@ -15,6 +15,9 @@ import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
 // in no form we read (or empty: the call had no PASSporT) is no attestation.
 
 export const twilioStudio: PlatformAdapter = {
+  label: "Twilio Studio",
+  signatureHeader: "x-twilio-signature",
+  creation: {},
   authenticate(request) {
     const { headers, credentials } = request;
     const password = basicPassword(headers.get("authorization"));

@@ -9,6 +9,8 @@ import type { PlatformAdapter } from "./platform-adapter.ts";
 // structuredData; an output wins over structured data of the same name.
 
 export const vapi: PlatformAdapter = {
+  label: "Vapi",
+  creation: { assistantId: "the assistant that answers inbound calls" },
   authenticate({ headers, credentials }) {
     return (
       tokenMatches(headers.get("x-vapi-secret") ?? undefined, credentials.tokenHash) ||

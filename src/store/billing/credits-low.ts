@@ -1,9 +1,10 @@
 import { sql } from "kysely";
+import { type CreditsLowData, creditsLow } from "../../domain/event-types/credits-low.ts";
 import { MODES } from "../../domain/tenant.ts";
-import type { Tier } from "../../domain/tiers.ts";
-import type { Db } from "../engine/database.ts";
+import type { MonthlyAllowance, Tier } from "../../domain/tiers.ts";
+import type { Db } from "../database.ts";
 import { outboxInsert } from "../event-outbox.ts";
-import { type MonthlyAllowance, slotCredits, tierAllowance } from "./quota-slots.ts";
+import { slotCredits, tierAllowance } from "./charge.ts";
 
 /**
  * Records that the account has used `threshold` % of this period's quota and
@@ -17,10 +18,10 @@ export async function noticeCreditsLow(
   accountId: string,
   period: string,
   threshold: number,
-  data: Record<string, unknown>,
+  data: CreditsLowData,
   now: Date,
 ): Promise<boolean> {
-  const event = sql`select 0 as seq, 'credits.low'::text as type, ${JSON.stringify(data)}::jsonb as data,
+  const event = sql`select 0 as seq, ${sql.lit(creditsLow.type)}::text as type, ${JSON.stringify(data)}::jsonb as data,
     null::jsonb as data_with_values, null::text as ordering_key from notice`;
   const outboxes = MODES.map(
     (mode) => sql`${sql.raw(`outbox_${mode}`)} as (${outboxInsert({ accountId, mode }, now, event)})`,

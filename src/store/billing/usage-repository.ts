@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Mode } from "../../domain/tenant.ts";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 
 export interface UsageCount {
   readonly accountId: string;

@@ -1,5 +1,5 @@
 import type { Tenant } from "../../domain/tenant.ts";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 
 /**
  * The customer a tenant's call belongs to (null for a caller marked "do not remember") and whether it has

@@ -1,10 +1,10 @@
 import { type AbortableQueryOptions, sql } from "kysely";
+import { executeOnce } from "../../database/compile-once.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { executeOnce } from "../engine/compile-once.ts";
-import type { Db } from "../engine/database.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
-import type { Identifier } from "./identifiers.ts";
+import type { Db } from "../database.ts";
+import { tenantParameters } from "./call-statement.ts";
+import type { Identifier } from "./link-statements.ts";
 
 /** What one stored customer has in common with a caller's hints: the facts the score needs. */
 export interface CandidateFacts {

@@ -1,11 +1,23 @@
 import { type RawBuilder, sql } from "kysely";
 import type { EndCallCommand } from "../../domain/call.ts";
+import { type CallEndedFromStatement, callEnded, callEndedData } from "../../domain/event-types/call-ended.ts";
+import {
+  type IntentOpenedFromStatement,
+  intentOpened,
+  intentOpenedData,
+} from "../../domain/event-types/intent-opened.ts";
+import {
+  type IntentResolvedFromStatement,
+  intentResolved,
+  intentResolvedData,
+} from "../../domain/event-types/intent-resolved.ts";
+import { setKeys } from "../event-outbox.ts";
 
-// The events an end reports, as rows for outboxInsert, computed inside the
-// end's own statement from its CTEs `closed` (the call it closed) and
-// `prior_intents` (the customer's intents of the end's names before it):
-// intent.opened when an intent becomes open (new, or open again after a
-// resolution), intent.resolved when an intent becomes resolved, then call.ended.
+// The events an end reports, as rows for outboxInsert, within the end's own statement. Their data is built in
+// TypeScript (src/domain/event-types/) and travels as parameters; the statement sets only what it alone knows,
+// from its CTEs `closed` (the call it closed) and `prior_intents` (the customer's intents of the end's names
+// before it), and decides which intent events happen: intent.opened when an intent becomes open (new, or open
+// again after a resolution), intent.resolved when an intent becomes resolved; then call.ended.
 
 export interface EndEventFacts {
   readonly callId: string;
@@ -23,39 +35,44 @@ export function priorIntents(facts: EndEventFacts): RawBuilder<unknown> {
 }
 
 export function endEventRows(facts: EndEventFacts): RawBuilder<unknown> {
-  const { now, intents } = facts;
-  const variables = [...facts.variables];
-  const intentList = JSON.stringify(intents.map((i) => ({ intent: i.intent, status: i.status ?? "open" })));
-  const values = JSON.stringify(Object.fromEntries(variables.map(([name, v]) => [name, v.value])));
-  const callEnded = sql`jsonb_build_object(
-    'call_id', ${facts.callId}::text, 'customer_ref', closed.customer_id::text,
-    'call_start', closed.call_start, 'call_end', ${now}::timestamptz,
-    'duration_seconds', extract(epoch from ${now}::timestamptz - closed.call_start)::float8,
-    'intents', ${intentList}::jsonb, 'variables', ${JSON.stringify(variables.map(([name]) => name))}::jsonb
-  )`;
+  const { callId, now, intents } = facts;
+  const intentEvents = intents.map((i) =>
+    (i.status ?? "open") === "open"
+      ? { type: intentOpened.type, data: intentOpenedData(callId, i.intent) }
+      : { type: intentResolved.type, data: intentResolvedData(callId, i.intent, i.resolution) },
+  );
+  const intentFromStatement: Record<IntentOpenedFromStatement & IntentResolvedFromStatement, RawBuilder<unknown>> = {
+    customer_ref: sql`closed.customer_id::text`,
+    attempt_count: sql`case when i.status = 'open' then 1 when p.status = 'open' then p.attempt_count else 0 end`,
+  };
+  const ended = callEndedData({
+    callId,
+    intents,
+    variables: [...facts.variables].map(([name, v]) => [name, v.value] as const),
+  });
+  const endedFromStatement: Record<CallEndedFromStatement, RawBuilder<unknown>> = {
+    customer_ref: sql`closed.customer_id::text`,
+    call_start: sql`closed.call_start`,
+    call_end: sql`${now}::timestamptz`,
+    duration_seconds: sql`extract(epoch from ${now}::timestamptz - closed.call_start)::float8`,
+  };
   return sql`
-    select i.seq::int as seq,
-      case when i.status = 'open' then 'intent.opened' else 'intent.resolved' end as type,
-      jsonb_build_object(
-        'customer_ref', closed.customer_id::text, 'call_id', ${facts.callId}::text, 'intent', i.name,
-        'attempt_count', case when i.status = 'open' then 1
-          when p.status = 'open' then p.attempt_count else 0 end,
-        'resolution', case when i.status = 'resolved' then jsonb_strip_nulls(jsonb_build_object(
-          'type', i.resolution_type, 'external_reference', i.resolution_reference)) end
-      ) as data,
+    select i.seq::int as seq, i.type,
+      ${setKeys(sql`i.data`, intentFromStatement)} as data,
       null::jsonb as data_with_values,
       closed.customer_id::text as ordering_key
     from closed cross join unnest(
       ${intents.map((i) => i.intent)}::text[],
       ${intents.map((i) => i.status ?? "open")}::text[],
-      ${intents.map((i) => i.resolution?.type ?? null)}::text[],
-      ${intents.map((i) => i.resolution?.externalReference ?? null)}::text[]
-    ) with ordinality as i (name, status, resolution_type, resolution_reference, seq)
+      ${intentEvents.map((e) => e.type)}::text[],
+      ${intentEvents.map((e) => JSON.stringify(e.data))}::jsonb[]
+    ) with ordinality as i (name, status, type, data, seq)
     left join prior_intents p on p.name = i.name
     where p.status is distinct from i.status
     union all
-    select 1000000, 'call.ended', ${callEnded},
-      ${callEnded} || jsonb_build_object('variable_values', ${values}::jsonb),
+    select 1000000, ${sql.lit(callEnded.type)}::text,
+      ${setKeys(sql`${JSON.stringify(ended.names)}::jsonb`, endedFromStatement)},
+      ${setKeys(sql`${JSON.stringify(ended.withValues)}::jsonb`, endedFromStatement)},
       closed.customer_id::text
     from closed
   `;

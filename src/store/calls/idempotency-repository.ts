@@ -1,10 +1,9 @@
 import { sql } from "kysely";
+import { executeOnce } from "../../database/compile-once.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, NO_WRITES } from "../billing/charge.ts";
-import { executeOnce } from "../engine/compile-once.ts";
-import type { Db } from "../engine/database.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
-import { type CallStatement, type Refused, refusedAsValue } from "./call-statement.ts";
+import type { Db } from "../database.ts";
+import { type CallStatement, type Refused, refusedAsValue, tenantParameters } from "./call-statement.ts";
 
 export type StoredEnd =
   | { readonly kind: "absent" }

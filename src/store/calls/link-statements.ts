@@ -2,11 +2,10 @@ import { type RawBuilder, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import { DAY_MS } from "../../domain/limits.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import { lastOf, tenantParameters } from "../engine/shared-parameters.ts";
-import { identifiersOf, sortIdentifiers } from "./identifiers.ts";
+import { lastOf, tenantParameters } from "./call-statement.ts";
 
-// The parts of a start's and an end's statement that link what the caller
-// was known by to the customer: an identifier seen with another customer
+// The caller's identifiers as rows of customer_identifiers (below), and the parts of a start's and an end's
+// statement that link them, and the dialled number, to the customer: an identifier seen with another customer
 // moves to this one (the latest call is the best evidence).
 //
 // A link already held by the customer and seen within the last day is left
@@ -76,3 +75,27 @@ export function linkDialledNumber(
 
 /** One Date per `now`, so a statement that links both holds it once (compileOnce shares a repeated object). */
 const refreshedSince = lastOf((now: Date) => new Date(now.getTime() - LINK_REFRESH_MS));
+
+export interface Identifier {
+  readonly kind: "ani" | "external_id";
+  /** The external id's key; empty for ani. */
+  readonly namespace: string;
+  readonly value: string;
+}
+
+/** The identifiers a set of hints carries, as rows of customer_identifiers. */
+export function identifiersOf(hints: NormalizedHints): Identifier[] {
+  const identifiers: Identifier[] = hints.externalIds.map(([namespace, value]) => ({
+    kind: "external_id",
+    namespace,
+    value,
+  }));
+  if (hints.aniKey !== undefined) identifiers.push({ kind: "ani", namespace: "", value: hints.aniKey });
+  return identifiers;
+}
+
+/** A fixed order, so concurrent upserts of the same rows take their locks alike and cannot deadlock. */
+export function sortIdentifiers(identifiers: Identifier[]): Identifier[] {
+  const key = (id: Identifier) => `${id.kind}\u0000${id.namespace}\u0000${id.value}`;
+  return [...identifiers].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}

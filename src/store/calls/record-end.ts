@@ -3,8 +3,7 @@ import type { EndCallCommand } from "../../domain/call.ts";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
-import type { Db } from "../engine/database.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
+import type { Db } from "../database.ts";
 import { outboxInsert } from "../event-outbox.ts";
 import {
   type CallStatement,
@@ -12,6 +11,7 @@ import {
   isRefusal,
   type Refused,
   refuse,
+  tenantParameters,
   writeToOutcome,
 } from "./call-statement.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";

@@ -1,9 +1,14 @@
 import { sql } from "kysely";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, NO_WRITES, writesDone } from "../billing/charge.ts";
-import type { Db } from "../engine/database.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
-import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
+import type { Db } from "../database.ts";
+import {
+  type CallStatement,
+  deadlineColumn,
+  type Refused,
+  tenantParameters,
+  writeToOutcome,
+} from "./call-statement.ts";
 import { STARTED_AGAIN } from "./record-start.ts";
 
 /** The writes the charge waits for (writesDone). */

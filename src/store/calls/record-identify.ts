@@ -2,9 +2,14 @@ import { sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
-import type { Db } from "../engine/database.ts";
-import { tenantParameters } from "../engine/shared-parameters.ts";
-import { type CallStatement, deadlineColumn, type Refused, writeToOutcome } from "./call-statement.ts";
+import type { Db } from "../database.ts";
+import {
+  type CallStatement,
+  deadlineColumn,
+  type Refused,
+  tenantParameters,
+  writeToOutcome,
+} from "./call-statement.ts";
 import {
   type ContextRow,
   type ContextShare,

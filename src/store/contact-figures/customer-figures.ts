@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { CustomerFigures, IssueState } from "../../domain/contact-figures.ts";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 
 // What the contact-figures job keeps of each customer to count their next call: the last call and each
 // intent's issue. The rows go with the customer by the foreign keys' cascade (an erasure, the retention sweep,

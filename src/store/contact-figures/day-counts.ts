@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { DayCounts } from "../../domain/contact-figures.ts";
 import type { Tenant } from "../../domain/tenant.ts";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 
 // The contact figures' counts per account, mode, UTC day and intent ('' for every call).
 

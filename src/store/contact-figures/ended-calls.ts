@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../database.ts";
 
 // The calls the contact-figures job has still to count, and its place among them.
 

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "./database.ts";
 
 // Deletes of what retention no longer keeps, each bounded to `limit` rows so
 // one sweep never holds locks for long. Each returns the rows it removed.

@@ -1,8 +1,10 @@
-import { CREDITS_LOW_THRESHOLDS, creditsLeftAtThreshold, creditsLowData } from "../../domain/events.ts";
-import { TIERS } from "../../domain/tiers.ts";
-import { findUnnoticedCreditsLow, noticeCreditsLow } from "../billing/credits-low.ts";
-import { type MonthlyAllowance, quotaPeriodOf } from "../billing/quota-slots.ts";
-import type { Db } from "../engine/database.ts";
+import { creditsLowData } from "../domain/event-types/credits-low.ts";
+import { CREDITS_LOW_THRESHOLDS, creditsLeftAtThreshold } from "../domain/events.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
+import { TIERS } from "../domain/tiers.ts";
+import { quotaPeriodOf } from "../store/billing/charge.ts";
+import { findUnnoticedCreditsLow, noticeCreditsLow } from "../store/billing/credits-low.ts";
+import type { Db } from "../store/database.ts";
 
 // credits.low is written after a call, off its path (src/guards/credits-low-watch.ts):
 // an instance that stops between a call and that statement leaves a threshold

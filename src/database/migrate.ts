@@ -1,8 +1,8 @@
 import { readdir } from "node:fs/promises";
+import type { Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
-import type { Db } from "./database.ts";
 
-const MIGRATIONS_DIR = new URL("../../../migrations/", import.meta.url);
+const MIGRATIONS_DIR = new URL("../../migrations/", import.meta.url);
 
 /** Every file in migrations/, in name order. */
 const migrationsFolder: MigrationProvider = {
@@ -20,7 +20,7 @@ const migrationsFolder: MigrationProvider = {
  * Brings the schema up to date. Kysely takes a PostgreSQL advisory lock, so
  * instances starting together apply each migration once.
  */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest<S>(db: Kysely<S>): Promise<string[]> {
   const { error, results } = await new Migrator({ db, provider: migrationsFolder }).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

@@ -1,21 +1,21 @@
-import type { Clock } from "../../domain/clock.ts";
-import { applyChange, countCall, type DayCounts, emptyCounts } from "../../domain/contact-figures.ts";
+import type { Clock } from "../domain/clock.ts";
+import { applyChange, countCall, type DayCounts, emptyCounts } from "../domain/contact-figures.ts";
 import {
   type CustomerKey,
   loadCustomerFigures,
   lockCustomers,
   saveCustomerFigures,
-} from "../contact-figures/customer-figures.ts";
-import { addDayCounts, type DayCountsKey } from "../contact-figures/day-counts.ts";
+} from "../store/contact-figures/customer-figures.ts";
+import { addDayCounts, type DayCountsKey } from "../store/contact-figures/day-counts.ts";
 import {
   type EndedCallRow,
   endedCallsAfter,
   firstCursor,
   readProgress,
   writeProgress,
-} from "../contact-figures/ended-calls.ts";
-import type { Db } from "../engine/database.ts";
-import { withSweepLock } from "./retention-repository.ts";
+} from "../store/contact-figures/ended-calls.ts";
+import type { Db } from "../store/database.ts";
+import { withSweepLock } from "../store/retention-repository.ts";
 
 // Counts the ended calls into the contact figures (docs/analytics.md), off the call's path: an end writes
 // nothing more for them. Each batch moves the counts, the customers' kept figures and the cursor in one

@@ -2,13 +2,13 @@ import {
   type AbortableQueryOptions,
   type CompiledQuery,
   createQueryId,
+  type Kysely,
   type OperationNode,
   type QueryResult,
   type RawBuilder,
   type RawNode,
   type ValueNode,
 } from "kysely";
-import type { Db } from "./database.ts";
 
 // The call statements are long CTEs built from `sql` templates, and their
 // text depends only on which templates they are made of, never on the values:
@@ -27,7 +27,7 @@ import type { Db } from "./database.ts";
 // A value the statement holds more than once is one parameter: the very same
 // object (its `now`, one Date, named twenty times by a call's statement), or
 // the very same node (sql.val built once and embedded again: the tenant's
-// account, see shared-parameters.ts). Each $n is formatted by the client and
+// account, tenantParameters in src/store/calls/call-statement.ts). Each $n is formatted by the client and
 // parsed by PostgreSQL. Two values that are merely equal are never shared:
 // which ones repeat is decided by the code path, like the rest of the shape, so
 // a statement's text never depends on its data (two equal strings of different
@@ -75,7 +75,7 @@ export function compileOnceCounts(): Readonly<typeof counts> {
 }
 
 /** The same as `query.compile(db)`, without compiling a shape met before. */
-export function compileOnce<R>(db: Db, query: RawBuilder<R>): CompiledQuery<R> {
+export function compileOnce<R, S>(db: Kysely<S>, query: RawBuilder<R>): CompiledQuery<R> {
   const node = query.toOperationNode();
   let variants = variantsByTemplate.get(node.sqlFragments);
   if (variants === undefined) {
@@ -151,7 +151,11 @@ function sharedWith(walk: Walk, node: ValueNode): number {
 }
 
 /** Runs `query` as its own execute() would, compiled once per shape. */
-export function executeOnce<R>(db: Db, query: RawBuilder<R>, options?: AbortableQueryOptions): Promise<QueryResult<R>> {
+export function executeOnce<R, S>(
+  db: Kysely<S>,
+  query: RawBuilder<R>,
+  options?: AbortableQueryOptions,
+): Promise<QueryResult<R>> {
   return db.executeQuery(compileOnce(db, query), options);
 }
 

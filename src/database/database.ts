@@ -1,11 +1,10 @@
 import { PGlite } from "@electric-sql/pglite";
 import { type InflightQueryAbortStrategy, Kysely, type LogEvent, PostgresDialect, sql } from "kysely";
 import pg from "pg";
-import type { Config } from "../../config.ts";
-import type { Schema } from "../schema.ts";
 import { readBlocksTouched } from "./blocks-touched.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { prepareDataDir, tightenDataDir } from "./data-dir-mode.ts";
+import type { DatabaseSettings } from "./database-settings.ts";
 import { freshMemoryCluster } from "./fresh-memory-cluster.ts";
 import { pgClientOptions } from "./pg-client-options.ts";
 import { createPgliteDialect } from "./pglite-dialect.ts";
@@ -17,10 +16,9 @@ import { createPrimaryLocator, type PrimaryLocator, ReadOnlyHostError } from "./
 import { createPrimaryPool } from "./primary-pool.ts";
 import { snapshotOf } from "./snapshot.ts";
 
-export type Db = Kysely<Schema>;
-
-export interface Database {
-  readonly db: Db;
+/** The engine: PostgreSQL or the embedded PGlite, for the tables `S` (the store names them: src/store/database.ts). */
+export interface Database<S> {
+  readonly db: Kysely<S>;
   readonly kind: "postgres" | "pglite";
   /**
    * What stops a statement already sent when its request is aborted.
@@ -68,7 +66,7 @@ export interface DatabaseOptions {
   readonly genericPlans?: boolean;
 }
 
-export async function createDatabase(config: Config, options: DatabaseOptions = {}): Promise<Database> {
+export async function createDatabase<S>(config: DatabaseSettings, options: DatabaseOptions = {}): Promise<Database<S>> {
   const target = config.database;
   const prepareStatements = options.prepareStatements ?? true;
   const genericPlans = options.genericPlans ?? true;
@@ -89,7 +87,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
       connectionTimeoutMillis: config.statementTimeoutMs,
     });
     return wrap(
-      new Kysely<Schema>({
+      new Kysely<S>({
         dialect: new PostgresDialect({ pool, controlClient: client.controlClient }),
         log: options.onQuery,
       }),
@@ -105,7 +103,7 @@ export async function createDatabase(config: Config, options: DatabaseOptions = 
     prepareStatements,
     genericPlans,
   });
-  const db = new Kysely<Schema>({ dialect: createPgliteDialect(pglite), log: options.onQuery });
+  const db = new Kysely<S>({ dialect: createPgliteDialect(pglite), log: options.onQuery });
   return wrap(
     db,
     "pglite",
@@ -169,14 +167,14 @@ async function openOnMainThread(
   };
 }
 
-function wrap(
-  db: Db,
-  kind: Database["kind"],
+function wrap<S>(
+  db: Kysely<S>,
+  kind: Database<S>["kind"],
   poolStats: () => PoolStats | undefined,
-  snapshot: Database["snapshot"],
+  snapshot: Database<S>["snapshot"],
   afterDestroy?: () => Promise<void>,
-  ping: (db: Db) => Promise<void> = pingAny,
-): Database {
+  ping: (db: Kysely<S>) => Promise<void> = pingAny,
+): Database<S> {
   let closed: Promise<void> | undefined;
   return {
     db,
@@ -193,12 +191,12 @@ function wrap(
   };
 }
 
-async function pingAny(db: Db): Promise<void> {
+async function pingAny<S>(db: Kysely<S>): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
 /** With target_session_attrs=read-write, a server that answers but takes no writes is no database for us. */
-async function pingWritable(db: Db, locator: PrimaryLocator): Promise<void> {
+async function pingWritable<S>(db: Kysely<S>, locator: PrimaryLocator): Promise<void> {
   const { rows } = await sql<{ transaction_read_only: string }>`show transaction_read_only`.execute(db);
   if (rows[0]?.transaction_read_only === "off") return;
   locator.forget();

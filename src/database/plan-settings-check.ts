@@ -1,5 +1,4 @@
-import { sql } from "kysely";
-import type { Db } from "./database.ts";
+import { type Kysely, sql } from "kysely";
 
 // Start-up asks the database what a statement of the service's is planned
 // with, the way a call's statements are sent (with a parameter, so behind a
@@ -19,7 +18,7 @@ export class PlanSettingsError extends Error {
   }
 }
 
-export async function checkPlanSettings(db: Db): Promise<void> {
+export async function checkPlanSettings<S>(db: Kysely<S>): Promise<void> {
   const { rows } = await sql<{ seqscan: string; mode: string }>`
     select current_setting(${"enable_seqscan"}) as seqscan, current_setting(${"plan_cache_mode"}) as mode`.execute(db);
   const { seqscan, mode } = rows[0] ?? { seqscan: "unknown", mode: "unknown" };

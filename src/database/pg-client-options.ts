@@ -1,6 +1,6 @@
 import type { PostgresClientConstructor } from "kysely";
 import pg from "pg";
-import type { DatabasePooler } from "../../config.ts";
+import type { DatabasePooler } from "./database-settings.ts";
 import { planSettingsForTransaction, planSettingsOption, planSettingsStatement } from "./plan-settings.ts";
 import { createPoolerCancel } from "./pooler-cancel.ts";
 import { PreparingClient } from "./preparing-client.ts";

@@ -1,5 +1,4 @@
 import { type Kysely, sql } from "kysely";
-import type { Schema } from "../schema.ts";
 
 /**
  * Blocks of the database read or found in shared buffers so far, by every
@@ -9,7 +8,7 @@ import type { Schema } from "../schema.ts";
  * at once when asked (pg_stat_force_next_flush), which the embedded database's
  * one session needs: its count is read back by a second statement.
  */
-export async function readBlocksTouched(db: Kysely<Schema>): Promise<number> {
+export async function readBlocksTouched<S>(db: Kysely<S>): Promise<number> {
   await sql`select pg_stat_force_next_flush()`.execute(db);
   const { rows } = await sql<{ blocks: string }>`
     select (blks_hit + blks_read)::text as blocks from pg_stat_database where datname = current_database()`.execute(db);

@@ -1,19 +1,19 @@
-import type { Clock } from "../../domain/clock.ts";
-import { FINISHED_DELIVERY_RETENTION_DAYS } from "../../domain/events.ts";
-import { CALL_ID_REUSE_DAYS, DAY_MS } from "../../domain/limits.ts";
-import type { MonthlyAllowance } from "../billing/quota-slots.ts";
-import type { Db } from "../engine/database.ts";
-import { deleteFinishedDeliveries } from "../event-delivery-repository.ts";
-import { deleteOldRequests } from "../request-log-repository.ts";
-import { deleteOldReceipts } from "../webhook-receipts.ts";
-import { noticeMissedCreditsLow } from "./credits-low-sweep.ts";
+import type { Clock } from "../domain/clock.ts";
+import { FINISHED_DELIVERY_RETENTION_DAYS } from "../domain/events.ts";
+import { CALL_ID_REUSE_DAYS, DAY_MS } from "../domain/limits.ts";
+import type { MonthlyAllowance } from "../domain/tiers.ts";
+import type { Db } from "../store/database.ts";
+import { deleteFinishedDeliveries } from "../store/event-delivery-repository.ts";
+import { deleteOldRequests } from "../store/request-log-repository.ts";
 import {
   deleteExpiredIdempotencyKeys,
   deleteExpiredVariables,
   deleteOldCalls,
   deleteStaleCustomers,
   withSweepLock,
-} from "./retention-repository.ts";
+} from "../store/retention-repository.ts";
+import { deleteOldReceipts } from "../store/webhook-receipts.ts";
+import { noticeMissedCreditsLow } from "./credits-low-sweep.ts";
 
 // Retention: customers with no call within their account's retention (7 to
 // 365 days, src/domain/retention.ts; and with them their identifiers, intents and variables), call records older than 30 days (so

@@ -1,5 +1,5 @@
-import { sql } from "kysely";
-import type { Db } from "../engine/database.ts";
+import type { Db } from "../store/database.ts";
+import { compactErasedTables } from "../store/erased-tables.ts";
 
 // An erased customer's rows stay in the tables' files as dead versions until
 // a vacuum removes them, and in dirty pages until a checkpoint writes the
@@ -13,22 +13,6 @@ import type { Db } from "../engine/database.ts";
 // it does): the embedded database's default, where tables are small and there
 // is one connection anyway. What stays elsewhere (the WAL until its segments
 // are reused, backups): docs/security.md.
-
-const TABLES = [
-  "customers",
-  "customer_identifiers",
-  "customer_dnis",
-  "customer_aliases",
-  "calls",
-  "intents",
-  "variables",
-  "idempotency_keys",
-  // What the contact figures kept of the customer to count their next call (docs/analytics.md).
-  "contact_figures_callers",
-  "contact_figures_issues",
-  // The erased customer's events (delivered ones too), which an erasure deletes with them.
-  "event_deliveries",
-];
 
 export interface ErasureCompaction {
   /** Asks for a vacuum and a checkpoint after an erasure; returns at once. */
@@ -59,18 +43,7 @@ export function createErasureCompaction(db: Db, options: ErasureCompactionOption
   let waiting: { promise: Promise<void>; resolve: () => void } | undefined;
   let running: Promise<void> | undefined;
 
-  // One connection, outside any transaction (VACUUM refuses one), without the
-  // statement timeout calls have: a vacuum of large tables may take longer.
-  const compact = () =>
-    db.connection().execute(async (connection) => {
-      await sql`set statement_timeout = 0`.execute(connection);
-      try {
-        await sql.raw(`vacuum ${vacuum === "full" ? "full " : ""}${TABLES.join(", ")}`).execute(connection);
-        await sql`checkpoint`.execute(connection);
-      } finally {
-        await sql`reset statement_timeout`.execute(connection);
-      }
-    });
+  const compact = () => compactErasedTables(db, vacuum === "full" ? "full" : "plain");
   const loop = async () => {
     while (asked && !closed) {
       asked = false;
