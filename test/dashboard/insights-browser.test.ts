@@ -5,14 +5,17 @@ import { countEndedCalls } from "../../src/jobs/contact-figures-job.ts";
 import { useServerAndBrowser } from "../helpers/browser.ts";
 import { linkIn, logMailbox } from "../helpers/mailbox.ts";
 
-// The Insights page in a real browser, on a month of calls: seeded as rows of calls (what 600 ends would have
+// The Insights page in a real browser, on a month of calls and the days before it: seeded as rows of calls (what 700 ends would have
 // written), counted by the real job, read through the page. Sorting is a link and the chart is SVG from the
 // server, so none of it needs JavaScript.
 
 const DAY = 24 * 60 * 60 * 1000;
 const INTENTS = ["billing", "delivery", "refund", "password_reset"];
 
-/** A deterministic month: 400 callers, 20 calls a day, each intent resolved more or less often. */
+/**
+ * A deterministic 35 days: 400 callers, 20 calls a day, each intent resolved more or less often. The five days
+ * before the 30 shown give the previous period its figures at any hour of the day the test runs.
+ */
 function seededCalls(now: number) {
   let state = 7;
   const next = () => {
@@ -20,7 +23,7 @@ function seededCalls(now: number) {
     return state / 2 ** 31;
   };
   const calls: { customer: number; start: Date; end: Date; intents: string | null }[] = [];
-  for (let day = 29; day >= 0; day--) {
+  for (let day = 34; day >= 0; day--) {
     for (let n = 0; n < 20; n++) {
       const start = now - day * DAY - 2 * 60 * 60 * 1000 - Math.floor(next() * 20 * 60 * 60 * 1000);
       const intent = INTENTS[Math.floor(next() * INTENTS.length)] ?? "billing";
