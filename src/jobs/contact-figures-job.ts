@@ -16,6 +16,7 @@ import {
 } from "../store/contact-figures/ended-calls.ts";
 import type { Db } from "../store/database.ts";
 import { withSweepLock } from "../store/retention-repository.ts";
+import { type RepeatingPass, startRepeatingPass } from "./repeating-pass.ts";
 
 // Counts the ended calls into the contact figures (docs/analytics.md), off the call's path: an end writes
 // nothing more for them. Each batch moves the counts, the customers' kept figures and the cursor in one
@@ -102,9 +103,7 @@ function savedIntents(stored: unknown): { intent: string; status: "open" | "reso
 /** Batches of one pass at most: the next pass goes on with a backlog. */
 const MAX_BATCHES = 100;
 
-export interface ContactFiguresJob {
-  stop(): Promise<void>;
-}
+export type ContactFiguresJob = RepeatingPass;
 
 /** Counts every `intervalMs`, batch after batch while calls are left. */
 export function startContactFiguresJob(
@@ -112,23 +111,11 @@ export function startContactFiguresJob(
   clock: Clock,
   options: { intervalMs: number; batchSize: number; onError: (error: unknown) => void },
 ): ContactFiguresJob {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const pass = async () => {
-    for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
+  const pass = async (stopping: () => boolean) => {
+    for (let batch = 0; batch < MAX_BATCHES && !stopping(); batch++) {
       const result = await countEndedCalls(db, clock.now(), options.batchSize);
       if (result === undefined || result.caughtUp) return;
     }
   };
-  const timer = setInterval(() => {
-    running = running.then(pass).catch(options.onError);
-  }, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startRepeatingPass(options.intervalMs, pass, options.onError);
 }

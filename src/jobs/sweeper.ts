@@ -14,6 +14,7 @@ import {
 } from "../store/retention-repository.ts";
 import { deleteOldReceipts } from "../store/webhook-receipts.ts";
 import { noticeMissedCreditsLow } from "./credits-low-sweep.ts";
+import { type RepeatingPass, startRepeatingPass } from "./repeating-pass.ts";
 
 // Retention: customers with no call within their account's retention (7 to
 // 365 days, src/domain/retention.ts; and with them their identifiers, intents and variables), call records older than 30 days (so
@@ -77,9 +78,7 @@ function deleteExpired(db: Db, now: Date, batchSize: number): Promise<Deleted | 
 /** Rounds of one pass at most, however large the backlog: the next pass goes on with it. */
 const MAX_ROUNDS = 100;
 
-export interface Sweeper {
-  stop(): Promise<void>;
-}
+export type Sweeper = RepeatingPass;
 
 /**
  * Sweeps every `intervalMs`; while a round of deletions fills a whole batch it
@@ -97,29 +96,17 @@ export function startSweeper(
     onError: (error: unknown) => void;
   },
 ): Sweeper {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const pass = async () => {
-    for (let round = 0; round < MAX_ROUNDS && !stopped; round++) {
+  const pass = async (stopping: () => boolean) => {
+    for (let round = 0; round < MAX_ROUNDS && !stopping(); round++) {
       const deleted = await deleteExpired(db, clock.now(), options.batchSize);
       // Another instance is sweeping: it looks for missed notices too.
       if (deleted === undefined) return;
       if (Object.values(deleted).every((n) => n < options.batchSize)) break;
     }
-    for (let round = 0; round < MAX_ROUNDS && !stopped; round++) {
+    for (let round = 0; round < MAX_ROUNDS && !stopping(); round++) {
       const notices = await noticeMissedCreditsLow(db, clock.now(), options.monthlyAllowance, options.batchSize);
       if (notices < options.batchSize) return;
     }
   };
-  const timer = setInterval(() => {
-    running = running.then(pass).catch(options.onError);
-  }, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startRepeatingPass(options.intervalMs, pass, options.onError);
 }
