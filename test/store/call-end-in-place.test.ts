@@ -15,6 +15,8 @@ const OPEN_TIMEOUT_MS = 180_000;
 const CALLS = 200;
 /** The share of ends that must be HOT (see below). */
 const HOT_AT_LEAST = 0.75;
+/** Rounds of ends tried before judging (see below). */
+const ROUNDS = 3;
 let opened: MigratedTestDatabase;
 let database: Database;
 
@@ -34,37 +36,50 @@ async function callUpdates(): Promise<{ updated: number; hot: number }> {
   return { updated: Number(rows[0]?.updated), hot: Number(rows[0]?.hot) };
 }
 
+/** Starts CALLS calls as starts write them (filling pages one after another), ends them one by one, and counts. */
+async function endRound(round: number, now: Date): Promise<{ updated: number; hot: number }> {
+  const db = database.db;
+  await sql`
+    insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
+    select 'acct_ends', 'test', ${`r${round}-call-`} || n, '00000000-0000-4000-8000-000000000001', ${now}, null,
+      '+14155550100'
+    from generate_series(1, ${CALLS}) n
+  `.execute(db);
+  const before = await callUpdates();
+  for (let n = 1; n <= CALLS; n++) {
+    // The columns an end sets (record-end.ts), the customer unchanged, in a statement of its own.
+    await sql`
+      update calls set call_end = ${new Date()}, customer_id = customer_id, summary = null,
+        intents = '[{"intent":"billing_question","status":"resolved"}]'::jsonb
+      where account_id = 'acct_ends' and mode = 'test' and call_id = ${`r${round}-call-${n}`} and call_end is null
+    `.execute(db);
+  }
+  const after = await callUpdates();
+  return { updated: after.updated - before.updated, hot: after.hot - before.hot };
+}
+
 describe("an end without a summary", () => {
   test(`rewrites its call in place: ${CALLS} calls started together, then ended one by one, HOT`, async () => {
-    const db = database.db;
     const now = new Date();
     await insertAccount(
-      db,
+      database.db,
       { id: "acct_ends", name: "Ends", billing_account_id: "ba_ends", tier: "growth", created_at: now },
       1000,
     );
     await sql`insert into customers (id, account_id, mode, created_at, last_call_at)
-      values ('00000000-0000-4000-8000-000000000001', 'acct_ends', 'test', ${now}, ${now})`.execute(db);
-    // Started as starts write them, filling pages one after another.
-    await sql`
-      insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, ani)
-      select 'acct_ends', 'test', 'call-' || n, '00000000-0000-4000-8000-000000000001', ${now}, null, '+14155550100'
-      from generate_series(1, ${CALLS}) n
-    `.execute(db);
-    const before = await callUpdates();
-    for (let n = 1; n <= CALLS; n++) {
-      // The columns an end sets (record-end.ts), the customer unchanged, in a statement of its own.
-      await sql`
-        update calls set call_end = ${new Date()}, customer_id = customer_id, summary = null,
-          intents = '[{"intent":"billing_question","status":"resolved"}]'::jsonb
-        where account_id = 'acct_ends' and mode = 'test' and call_id = ${`call-${n}`} and call_end is null
-      `.execute(db);
+      values ('00000000-0000-4000-8000-000000000001', 'acct_ends', 'test', ${now}, ${now})`.execute(database.db);
+    // Once a page's free room is used, an end finds room only by pruning the dead versions before it, and a page
+    // is pruned only when no other process holds it. On a server busy with other work the checkpointer and the
+    // background writer hold pages often (every dropped database asks for a checkpoint), so one round of ends
+    // there made 120 of 200 HOT and the next 165; a quiet server makes 200. The best of three rounds is judged.
+    // A broken rule fails every round: with call_end a key of an index none is HOT, at a fill factor of 85 at most 140.
+    const rounds: { updated: number; hot: number }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const counted = await endRound(round, now);
+      expect(counted.updated).toBe(CALLS);
+      rounds.push(counted);
+      if (counted.hot >= HOT_AT_LEAST * CALLS) break;
     }
-    const after = await callUpdates();
-    expect(after.updated - before.updated).toBe(CALLS);
-    // A page is pruned of its dead versions only once no snapshot needs them and no other session holds it, so
-    // on a server busy with other work a few ends can find no room: 165 of 200 were HOT there, 200 on a quiet
-    // one; with call_end a key of an index, none is, and at a fill factor of 85, 131 were.
-    expect(after.hot - before.hot).toBeGreaterThanOrEqual(HOT_AT_LEAST * CALLS);
+    expect(Math.max(...rounds.map((counted) => counted.hot))).toBeGreaterThanOrEqual(HOT_AT_LEAST * CALLS);
   });
 });
