@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { Pool } from "undici";
@@ -7,6 +8,9 @@ import { createRestDriver } from "../load/rest-load.ts";
 import { createWorkload, type Workload } from "../load/workload.ts";
 import { measurePgbench } from "../phases/pgbench-anchor.ts";
 import { progress } from "../phases/phase.ts";
+import { type ResourceUsage, scopePostgresCpu } from "../phases/resources.ts";
+import { summarizeProfiles } from "../report/profile-summary.ts";
+import { profileLines } from "../report/report.ts";
 import { createApiKeys } from "../service/api-keys.ts";
 import { createBenchAccount } from "../service/bench-account.ts";
 import { type BenchDatabase, createBenchDatabase } from "../service/bench-database.ts";
@@ -47,6 +51,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     keys: { type: "string", default: "16" },
     "small-accounts": { type: "string", default: "1000" },
+    "cpu-prof": { type: "boolean", default: false },
   },
 });
 const SIZES = (values.sizes ?? "").split(",").map(Number);
@@ -77,6 +82,8 @@ interface SizePoint {
   readonly idleBlocksPerSecond: number;
   /** Seconds the window stayed open after the loop for the contact figures (their idle rate taken off). */
   readonly settleSeconds: number;
+  /** CPU-ms per call over the loop: the server, PostgreSQL's processes (the run's backends), this client. */
+  readonly cpuMs: { readonly server?: number; readonly postgres?: number; readonly client: number };
 }
 
 /** The count that judges: the service's own statements where they can be told apart, else every session's. */
@@ -86,6 +93,7 @@ function judgedBlocks(point: { blocksPerCall: number; statementBlocksPerCall?: n
 
 async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+  scopePostgresCpu(stamp);
   const database = await createBenchDatabase(process.env.DATABASE_URL, stamp);
   const autovacuum = await autovacuumOf(database);
   progress(`database: ${database.kind} ${database.name}, autovacuum ${autovacuum}`);
@@ -95,7 +103,12 @@ async function main(): Promise<void> {
     stamp,
   });
   const adminToken = randomToken();
-  const service = createService({ databaseEnv: database.env, adminToken, postgres: database.kind === "postgres" });
+  const service = createService({
+    databaseEnv: database.env,
+    adminToken,
+    postgres: database.kind === "postgres",
+    cpuProfiles: values["cpu-prof"] ? { dir: `${tmpdir()}/`, stem: `growth-${stamp}` } : undefined,
+  });
   let relations: RelationBlocks | undefined;
   let statements: StatementBlocks | undefined;
   try {
@@ -123,6 +136,9 @@ async function main(): Promise<void> {
     await relations?.close();
     await statements?.close();
     await service.stop().catch(() => {});
+    if (service.profiles.length > 0) {
+      process.stdout.write(`\n${profileLines(await summarizeProfiles(service.profiles)).join("\n")}\n`);
+    }
     await database.dispose().catch((error) => progress(`could not remove ${database.name}: ${error}`));
   }
 }
@@ -208,35 +224,24 @@ async function measureSmall(
   statements: StatementBlocks | undefined,
 ): Promise<SmallPoint> {
   const pool = new Pool(service.url, { connections: CONCURRENCY });
-  let calls = 0;
-  let failed = 0;
-  const loop = async () => {
-    const until = performance.now() + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < until) {
-          const index = Math.floor(Math.random() * smalls.length);
-          const account = smalls[index]!;
-          const known = Math.random() < 0.8;
-          const n = known ? Math.floor(Math.random() * SMALL_CALLERS) : SMALL_CALLERS + account.callers;
-          try {
-            await smallCall(pool, account, index, n);
-            calls++;
-          } catch (error) {
-            failed++;
-            progress(`  failed: ${failureLabel(error)}`);
-          }
-        }
-      }),
-    );
+  let loop: ClosedLoop | undefined;
+  const run = async () => {
+    loop = await closedLoop(service, async () => {
+      const index = Math.floor(Math.random() * smalls.length);
+      const account = smalls[index]!;
+      const known = Math.random() < 0.8;
+      const n = known ? Math.floor(Math.random() * SMALL_CALLERS) : SMALL_CALLERS + account.callers;
+      await smallCall(pool, account, index, n);
+    });
     await pool.close();
   };
   const window = await measureCallWindow({
     baseUrl: service.url,
     apiKey: smalls[0]?.key ?? "",
     readers: [sessionBlocks(service), ...(statements ? [statements.read] : [])],
-    run: loop,
+    run,
   });
+  const { calls, failed } = loop ?? { calls: 0, failed: 0 };
   const [sessions, byStatement] = window.counts;
   const point = {
     largeCallers,
@@ -319,26 +324,15 @@ async function measure(
 ): Promise<SizePoint> {
   const callers = workload.grown;
   const starts = createLatencyRecorder();
-  let calls = 0;
-  let failed = 0;
-  const loop = async () => {
-    const until = performance.now() + SECONDS * 1000;
-    const worker = async () => {
-      while (performance.now() < until) {
-        const call = workload.next();
-        try {
-          const sent = performance.now();
-          const ref = await driver.start(call);
-          starts.record(performance.now() - sent);
-          await driver.end(call, ref);
-          calls++;
-        } catch (error) {
-          failed++;
-          progress(`  failed: ${failureLabel(error)}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  let loop: ClosedLoop | undefined;
+  const run = async () => {
+    loop = await closedLoop(service, async () => {
+      const call = workload.next();
+      const sent = performance.now();
+      const ref = await driver.start(call);
+      starts.record(performance.now() - sent);
+      await driver.end(call, ref);
+    });
     await driver.close();
   };
   const noCounts: CountReader = async () => new Map();
@@ -346,8 +340,9 @@ async function measure(
     baseUrl: service.url,
     apiKey: keys[0] ?? "",
     readers: [sessionBlocks(service), statements?.read ?? noCounts, relations?.read ?? noCounts],
-    run: loop,
+    run,
   });
+  const { calls, failed, usage } = loop ?? { calls: 0, failed: 0, usage: undefined };
   const [sessions, byStatement, byRelation] = window.counts;
   const each = Math.max(1, calls);
   const point = {
@@ -361,11 +356,51 @@ async function measure(
     byStatement: statements ? perCall(byStatement, each) : undefined,
     idleBlocksPerSecond: sum(window.idlePerSecond[0]),
     settleSeconds: window.settleSeconds,
+    cpuMs: cpuMsPerCall(usage, calls / window.seconds),
   };
   progress(
     `  ${callers} callers: ${point.callsPerSecond.toFixed(0)} calls/s, start p99 ${point.startP99Ms.toFixed(1)} ms, ${point.blocksPerCall.toFixed(0)} blocks per call (every session)${point.statementBlocksPerCall === undefined ? "" : `, ${point.statementBlocksPerCall.toFixed(0)} (the service's statements)`}; idle ${point.idleBlocksPerSecond.toFixed(0)} blocks/s, ${point.settleSeconds.toFixed(1)} s after the loop`,
   );
   return point;
+}
+
+interface ClosedLoop {
+  readonly calls: number;
+  readonly failed: number;
+  /** What the loop cost the machine, from its first call to its last answer. */
+  readonly usage: ResourceUsage;
+}
+
+/** CONCURRENCY workers making whole calls for SECONDS; a failed call is counted and logged, not retried. */
+async function closedLoop(service: Service, call: () => Promise<void>): Promise<ClosedLoop> {
+  const endUsage = service.monitor.begin();
+  const until = performance.now() + SECONDS * 1000;
+  let calls = 0;
+  let failed = 0;
+  const worker = async () => {
+    while (performance.now() < until) {
+      try {
+        await call();
+        calls++;
+      } catch (error) {
+        failed++;
+        progress(`  failed: ${failureLabel(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return { calls, failed, usage: endUsage() };
+}
+
+/** A loop's CPU (% of one core) over its calls/s, per party: (percent / 100) × 1000 ms / (calls/s). */
+function cpuMsPerCall(usage: ResourceUsage | undefined, callsPerSecond: number): SizePoint["cpuMs"] {
+  const per = (percent: number | undefined) =>
+    percent === undefined || !(callsPerSecond > 0) ? undefined : (percent * 10) / callsPerSecond;
+  return {
+    server: per(usage?.serverCpuPercent),
+    postgres: per(usage?.postgresCpuPercent),
+    client: per(usage?.clientCpuPercent) ?? 0,
+  };
 }
 
 /** Each table's and index's blocks touched so far (pg_statio_user_tables and _indexes), read from this process. */
@@ -400,6 +435,10 @@ async function autovacuumOf(database: BenchDatabase): Promise<string> {
   }
 }
 
+function cpuCell(cpu: SizePoint["cpuMs"]): string {
+  return [cpu.server, cpu.postgres, cpu.client].map((ms) => (ms === undefined ? "–" : ms.toFixed(2))).join(" / ");
+}
+
 function report(
   database: BenchDatabase,
   autovacuum: string,
@@ -421,11 +460,11 @@ function report(
     "each loop charged its own calls' counting into the contact figures, not a growth step's backlog; the idle",
     "server's blocks per second (measured just before it) taken off for the seconds the window waited after it",
     "",
-    `| callers | calls/s | start p99 ms | blocks per call (every session) |${byStatement ? " blocks per call (statements) |" : ""} idle blocks/s | waited after, s | failed |`,
-    `|---|---|---|---|${byStatement ? "---|" : ""}---|---|---|`,
+    `| callers | calls/s | start p99 ms | blocks per call (every session) |${byStatement ? " blocks per call (statements) |" : ""} idle blocks/s | waited after, s | failed | CPU-ms per call: server / PostgreSQL / client |`,
+    `|---|---|---|---|${byStatement ? "---|" : ""}---|---|---|---|`,
     ...points.map(
       (p) =>
-        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} |${statementCell(p)} ${p.idleBlocksPerSecond.toFixed(0)} | ${p.settleSeconds.toFixed(1)} | ${p.failed} |`,
+        `| ${p.callers} | ${p.callsPerSecond.toFixed(0)} | ${p.startP99Ms.toFixed(1)} | ${p.blocksPerCall.toFixed(1)} |${statementCell(p)} ${p.idleBlocksPerSecond.toFixed(0)} | ${p.settleSeconds.toFixed(1)} | ${p.failed} | ${cpuCell(p.cpuMs)} |`,
     ),
     "",
   ];

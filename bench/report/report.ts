@@ -1,7 +1,7 @@
 import { isOverloaded } from "../load/loop-result.ts";
 import { DISTURBED_ABOVE_PERCENT, otherCpuPercent } from "../phases/resources.ts";
 import { cpuPerCall } from "./cpu-per-call.ts";
-import type { Analysis, BenchResults, PhaseResult, SeedRecord, TargetCheck } from "./results.ts";
+import type { Analysis, BenchResults, PhaseResult, ProfileSummary, SeedRecord, TargetCheck } from "./results.ts";
 import { formatScaleOut } from "./scale-out-report.ts";
 import { fixed, formatTable, grouped } from "./table.ts";
 
@@ -226,24 +226,25 @@ export function formatReport(results: BenchResults, analysis: Analysis, targets:
     out.push("", "Server log lines at warn or above");
     for (const [message, count] of warnings) out.push(`  ${count} × ${message}`);
   }
-  if (results.profile !== undefined) {
-    const profile = results.profile;
-    out.push(
-      "",
-      `Server CPU profile: ${(profile.busyMs / 1000).toFixed(1)} s busy, ${(profile.idleMs / 1000).toFixed(1)} s idle (self time, % of busy)`,
-      formatTable(
-        ["function", "self ms", "%"],
-        profile.topFunctions.map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.percent, 1)]),
-      ),
-      "",
-      formatTable(
-        ["package or file", "self ms", "%"],
-        profile.topModules.map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.percent, 1)]),
-      ),
-    );
-  }
+  if (results.profile !== undefined) out.push("", ...profileLines(results.profile));
   out.push("", `Results: ${file}`);
   return `${out.join("\n")}\n`;
+}
+
+/** Where the server's CPU went, as `--cpu-prof` profiled it: its hottest functions and packages. */
+export function profileLines(profile: ProfileSummary): string[] {
+  return [
+    `Server CPU profile: ${(profile.busyMs / 1000).toFixed(1)} s busy, ${(profile.idleMs / 1000).toFixed(1)} s idle (self time, % of busy)`,
+    formatTable(
+      ["function", "self ms", "%"],
+      profile.topFunctions.map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.percent, 1)]),
+    ),
+    "",
+    formatTable(
+      ["package or file", "self ms", "%"],
+      profile.topModules.map((e) => [e.name, fixed(e.selfMs, 0), fixed(e.percent, 1)]),
+    ),
+  ];
 }
 
 function growthFailures(errors: Readonly<Record<string, number>>): string {
