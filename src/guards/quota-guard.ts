@@ -1,10 +1,9 @@
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import { LRUCache } from "lru-cache";
-import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { MonthlyAllowance } from "../domain/tiers.ts";
-import { billKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
+import { chargeKey, chargeOutcomeKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
 import { withLimitHeaders, writeLimitHeaders } from "../pipeline/limit-headers.ts";
 import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
 import { quotaExhausted } from "../pipeline/refusals.ts";
@@ -30,8 +29,9 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
 /**
  * The monthly quota. An account with no credit left is refused before the
  * handler runs. Otherwise the handler's own statement takes the credit (the
- * bill in the context: its charge goes down to the statement, and the write
- * notes on it what the statement did), so only calls that commit are billed
+ * charge in the context goes down to the statement; the use case returns what
+ * became of it, and its method hands that back in chargeOutcomeKey, see
+ * billedAnswer in src/rpc/caller-context-service.ts), so only calls that commit are billed
  * and concurrent calls never take more credits than there are: a call that
  * finds the last one gone is undone and refused too.
  *
@@ -101,10 +101,9 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       throw exhausted();
     }
 
-    const bill: Bill = { charge: { accountId, allowance: monthlyAllowance } };
-    /** Settles the bill: the credits left after the charge, or undefined when nothing was charged. */
+    /** Settles the charge: the credits left after it, or undefined when nothing was charged. */
     const settle = (): number | undefined => {
-      const { outcome } = bill;
+      const outcome = req.contextValues.get(chargeOutcomeKey);
       if (outcome === undefined) return undefined;
       if (!outcome.charged) {
         remember(accountId, 0);
@@ -116,17 +115,18 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       options.creditsLow?.seen(accountId, principal.tier, left);
       return left;
     };
-    req.contextValues.set(billKey, bill);
+    req.contextValues.set(chargeKey, { accountId, allowance: monthlyAllowance });
     try {
       const res = await next(req);
       writeLimitHeaders(res.header, { quotaRemaining: settle() ?? before });
       return res;
     } catch (error) {
       settle();
-      const refused = bill.outcome?.charged === false;
+      const refused = req.contextValues.get(chargeOutcomeKey)?.charged === false;
       if (refused && req.contextValues.get(completesCallKey)) {
         // Its statement found the last credit gone and undid itself: save it again, without the charge.
-        req.contextValues.delete(billKey);
+        req.contextValues.delete(chargeKey);
+        req.contextValues.delete(chargeOutcomeKey);
         return unbilled();
       }
       if (refused) throw exhausted();
