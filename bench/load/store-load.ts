@@ -1,4 +1,4 @@
-import type { Bill } from "../../src/calls/call-write.ts";
+import { type Billed, isQuotaExhausted } from "../../src/calls/billed.ts";
 import { endCall } from "../../src/calls/end-call.ts";
 import { startCall } from "../../src/calls/start-call.ts";
 import type { StartCallInput } from "../../src/domain/call.ts";
@@ -39,7 +39,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     inflightAbort: database.inflightAbort,
     forgetMe: createForgetMeHasher(() => BENCH_PEPPER),
   };
-  const bill = (): Bill | undefined => (charged ? { charge: { accountId, allowance: BENCH_ALLOWANCE } } : undefined);
+  const charge = charged ? { accountId, allowance: BENCH_ALLOWANCE } : undefined;
   return {
     name: "store",
     async start(call) {
@@ -53,7 +53,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         lineType: call.mobile ? "mobile" : undefined,
       };
       try {
-        return (await startCall(deps, { tenant, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() }, input))
+        return billedValue(await startCall(deps, { tenant, retentionDays: DEFAULT_RETENTION_DAYS, charge }, input))
           .customerRef;
       } catch (error) {
         throw asFailure(error);
@@ -70,11 +70,8 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
         variableUpdates: {},
       };
       try {
-        await endCall(
-          deps,
-          { tenant, retentionDays: DEFAULT_RETENTION_DAYS, bill: bill() },
-          input,
-          call.idempotencyKey,
+        billedValue(
+          await endCall(deps, { tenant, retentionDays: DEFAULT_RETENTION_DAYS, charge }, input, call.idempotencyKey),
         );
       } catch (error) {
         throw asFailure(error);
@@ -82,6 +79,12 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     },
     async close() {},
   };
+}
+
+/** A billed answer's value; the quota's refusal fails the request as the service's answer would. */
+function billedValue<T>(billed: Billed<T>): T {
+  if (isQuotaExhausted(billed)) throw new RequestFailure("domain resource_exhausted");
+  return billed.value;
 }
 
 function asFailure(error: unknown): unknown {

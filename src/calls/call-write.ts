@@ -8,11 +8,12 @@ import { creditsLeft, NOT_COUNTED } from "../store/billing/charge.ts";
 import type { CallStatement, Charge, Refused } from "../store/calls/call-statement.ts";
 import type { Db } from "../store/database.ts";
 import { isCustomerGone } from "../store/database.ts";
+import { type ChargeOutcome, NoCreditLeftError } from "./billed.ts";
 
 // A call's write, the same for start, end, identify and the billed customer
 // operations: what the use cases need, how its statement runs, what its
-// refusals mean (the store only reports them), its retries, and its bill's
-// outcome.
+// refusals mean (the store only reports them), its retries, and its charge's
+// outcome (src/calls/billed.ts).
 
 /** What the call use cases need of the service; per request they take a CallRequest. */
 export interface CallDeps {
@@ -27,32 +28,13 @@ export interface CallDeps {
   readonly forgetMe: ForgetMeHasher;
 }
 
-/**
- * What became of a request's charge: taken, or refused for want of credit. A
- * charge that read the account's slots says about how many credits are left;
- * one that took its credit from its own slot read no other (the quota guard
- * then counts from what it last saw).
- */
-export type ChargeOutcome =
-  | { readonly charged: true; readonly creditsLeft: number | undefined }
-  | { readonly charged: false };
-
-/**
- * A billed request's bill: the quota guard sets the charge, the request's
- * write its outcome. The one value the guard and the use cases share.
- */
-export interface Bill {
-  readonly charge: Charge;
-  outcome?: ChargeOutcome;
-}
-
 /** Who asks, and how the request is bounded and billed. */
 export interface CallRequest {
   readonly tenant: Tenant;
   /** The account's context retention in days: only customers with a call within it are matched. */
   readonly retentionDays: number;
-  /** Taken by the call's own write when it commits (set by the quota guard). */
-  readonly bill?: Bill;
+  /** Taken by the call's own write when it commits (set by the quota guard); its outcome is returned. */
+  readonly charge?: Charge;
   /** Aborted when nobody waits for the answer any longer. */
   readonly signal?: AbortSignal;
   /** Epoch ms (real time) after which the call's write must not commit: its client was already answered. */
@@ -74,43 +56,46 @@ export interface CallRequest {
 export function callStatementOf(inflightAbort: InflightQueryAbortStrategy, request: CallRequest): CallStatement {
   return {
     options: { signal: request.signal, inflightQueryAbortStrategy: inflightAbort },
-    charge: request.bill?.charge,
+    charge: request.charge,
     deadline: request.deadline,
   };
 }
 
+/** A write's result, and what became of its charge (none when it took no credit). */
+export interface Written<T> {
+  readonly written: T;
+  readonly charge?: ChargeOutcome;
+}
+
 /**
- * Runs a billed write and settles its bill. A write undone because its
- * credit slot was emptied meanwhile runs again while the account has a credit
- * left (each time another charge took one, so this ends); one undone for want
- * of credit is refused (and the bill says so); one undone at its deadline
+ * Runs a billed write. A write undone because its credit slot was emptied
+ * meanwhile runs again while the account has a credit left (each time another
+ * charge took one, so this ends); one undone for want of credit throws
+ * NoCreditLeftError (billedResult answers it); one undone at its deadline
  * saved nothing, which the client may retry.
  */
 export async function writeCall<T extends object>(
   db: Db,
-  bill: Bill | undefined,
+  charge: Charge | undefined,
   now: Date,
   write: () => Promise<T | Refused>,
-): Promise<T> {
+): Promise<Written<T>> {
   for (;;) {
     const written = await write();
     if (!isRefused(written)) {
       // A write that took a credit reports about the credits left; one that wrote nothing took none.
       const left = "creditsLeft" in written ? written.creditsLeft : null;
-      if (bill !== undefined && typeof left === "number") {
-        bill.outcome = { charged: true, creditsLeft: left === NOT_COUNTED ? undefined : left };
-      }
-      return written;
+      if (charge === undefined || typeof left !== "number") return { written };
+      return { written, charge: { charged: true, creditsLeft: left === NOT_COUNTED ? undefined : left } };
     }
     if (written.refused === "past_deadline") {
       throw new DomainError("unavailable", "Not done within the time budget; nothing was saved, retry later");
     }
     // A look at the slots costs less than the write, and near zero it usually finds none.
-    if (written.refused === "slot_emptied" && bill !== undefined) {
-      if ((await creditsLeft(db, bill.charge.accountId, now, bill.charge.allowance)) > 0) continue;
+    if (written.refused === "slot_emptied" && charge !== undefined) {
+      if ((await creditsLeft(db, charge.accountId, now, charge.allowance)) > 0) continue;
     }
-    if (bill !== undefined) bill.outcome = { charged: false };
-    throw new DomainError("resource_exhausted", "Monthly quota exhausted");
+    throw new NoCreditLeftError();
   }
 }
 

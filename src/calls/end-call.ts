@@ -10,6 +10,7 @@ import { findStoredEnd } from "../store/calls/idempotency-repository.ts";
 import { recordEnd } from "../store/calls/record-end.ts";
 import { recordForgottenEnd } from "../store/calls/record-forgotten.ts";
 import { resolveCustomerRef } from "../store/customer-repository.ts";
+import { type Billed, billedResult, type ChargeOutcome, type Done, laterCharge } from "./billed.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
   type CallRequest,
@@ -38,8 +39,8 @@ export async function endCall(
   request: CallRequest,
   input: EndCallInput,
   idempotencyKey?: string,
-): Promise<EndCallResult> {
-  return retryWhenCustomerGone(() => endCallOnce(deps, request, input, idempotencyKey));
+): Promise<Billed<EndCallResult>> {
+  return billedResult(() => retryWhenCustomerGone(() => endCallOnce(deps, request, input, idempotencyKey)));
 }
 
 async function endCallOnce(
@@ -47,11 +48,11 @@ async function endCallOnce(
   request: CallRequest,
   input: EndCallInput,
   idempotencyKey?: string,
-): Promise<EndCallResult> {
+): Promise<Done<EndCallResult>> {
   const command = validateEndCall(input, deps.sensitiveData, request.decodeIssues);
   checkIdempotencyKey(idempotencyKey);
   const now = deps.clock.now();
-  const { tenant, bill } = request;
+  const { tenant } = request;
   const statement = callStatementOf(deps.inflightAbort, request);
   const claim =
     idempotencyKey === undefined
@@ -66,9 +67,11 @@ async function endCallOnce(
   const target = customerRef !== undefined && isCustomerRef(customerRef) ? customerRef.toLowerCase() : undefined;
 
   let keyTaken = false;
+  // What the statements took: the last that took a credit says how many are left.
+  let charge: ChargeOutcome | undefined;
   // A customer_ref that is not a UUID names no customer: nothing to close.
   if (customerRef === undefined || isCustomerRef(customerRef)) {
-    const written = await writeCall(deps.db, bill, now, () =>
+    const end = await writeCall(deps.db, request.charge, now, () =>
       recordEnd(
         deps.db,
         tenant,
@@ -85,26 +88,32 @@ async function endCallOnce(
         statement,
       ),
     );
-    if (written.ended) return parseEndResult(written.result);
+    charge = laterCharge(charge, end.charge);
+    const { written } = end;
+    if (written.ended) return { value: parseEndResult(written.result), charge };
     keyTaken = written.keyTaken;
   }
 
   if (claim !== undefined) {
-    const stored = await writeCall(deps.db, bill, now, () =>
+    const look = await writeCall(deps.db, request.charge, now, () =>
       findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, statement),
     );
+    charge = laterCharge(charge, look.charge);
+    const stored = look.written;
     if (stored.kind === "mismatch") {
       throw new DomainError("idempotency_mismatch", "Idempotency-Key was already used with a different request body");
     }
-    if (stored.kind === "replay") return parseEndResult(stored.response);
+    if (stored.kind === "replay") return { value: parseEndResult(stored.response), charge };
     // The key was held a moment ago and has just expired: nothing was written, so a retry is safe.
     if (keyTaken) throw new DomainError("unavailable", "Idempotency-Key changed hands; retry the request");
   }
-  const forgotten = await writeCall(deps.db, bill, now, () =>
+  const closing = await writeCall(deps.db, request.charge, now, () =>
     recordForgottenEnd(deps.db, tenant, { callId: command.callId, now, again: claim !== undefined }, statement),
   );
+  charge = laterCharge(charge, closing.charge);
+  const forgotten = closing.written;
   if (forgotten.ended) {
-    return {
+    const value: EndCallResult = {
       callId: command.callId,
       customerRef: target ?? randomUUID(),
       callStart: forgotten.callStart,
@@ -113,6 +122,7 @@ async function endCallOnce(
       intentsUpdated: 0,
       variablesUpdated: 0,
     };
+    return { value, charge };
   }
   await openCall(deps.db, tenant, command.callId);
   // The call is open, so the customer the statement locked went before it could (merged away or erased), or the

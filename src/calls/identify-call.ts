@@ -7,6 +7,7 @@ import { isVerifiedCaller } from "../domain/verified-caller.ts";
 import { takeCredit } from "../store/billing/charge.ts";
 import { recordIdentify } from "../store/calls/record-identify.ts";
 import { foldEmptiedCustomer } from "../store/customer-changes.ts";
+import { type Billed, billedResult, type Done } from "./billed.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
   type CallRequest,
@@ -30,15 +31,15 @@ export async function identifyCall(
   deps: CallDeps,
   request: CallRequest,
   input: IdentifyCallInput,
-): Promise<StartCallResult> {
-  return retryWhenCustomerGone(() => identifyCallOnce(deps, request, input));
+): Promise<Billed<StartCallResult>> {
+  return billedResult(() => retryWhenCustomerGone(() => identifyCallOnce(deps, request, input)));
 }
 
 async function identifyCallOnce(
   deps: CallDeps,
   request: CallRequest,
   input: IdentifyCallInput,
-): Promise<StartCallResult> {
+): Promise<Done<StartCallResult>> {
   validateStartCall({ callId: input.callId, identityHints: input.identityHints }, request.decodeIssues);
   const now = deps.clock.now();
   const { db } = deps;
@@ -54,7 +55,7 @@ async function identifyCallOnce(
   const { match } = matched;
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
   const customerId = match?.customerId ?? call.customerId;
-  const written = await writeCall(db, request.bill, now, () =>
+  const { written, charge } = await writeCall(db, request.charge, now, () =>
     recordIdentify(
       db,
       tenant,
@@ -81,7 +82,7 @@ async function identifyCallOnce(
   if (input.verified && customerId !== call.customerId) {
     await foldEmptiedCustomer(db, tenant, call.customerId, customerId, now);
   }
-  return {
+  const value: StartCallResult = {
     callId: input.callId,
     customerRef: customerId,
     callStart: written.callStart,
@@ -91,6 +92,7 @@ async function identifyCallOnce(
     recentCalls: written.recentCalls,
     heldBackVariables: written.heldBackVariables,
   };
+  return { value, charge };
 }
 
 /**
@@ -102,7 +104,7 @@ async function identifyForgottenCall(
   request: CallRequest,
   callId: string,
   now: Date,
-): Promise<StartCallResult> {
-  await writeCall(deps.db, request.bill, now, () => takeCredit(deps.db, request.bill?.charge, now));
-  return strangerResult(callId, now);
+): Promise<Done<StartCallResult>> {
+  const { charge } = await writeCall(deps.db, request.charge, now, () => takeCredit(deps.db, request.charge, now));
+  return { value: strangerResult(callId, now), charge };
 }

@@ -11,6 +11,7 @@ import { validateStartCall } from "../domain/validate-start.ts";
 import { isVerifiedCaller } from "../domain/verified-caller.ts";
 import { recordForgottenStart } from "../store/calls/record-forgotten.ts";
 import { recordStart } from "../store/calls/record-start.ts";
+import { type Billed, billedResult, type Done } from "./billed.ts";
 import type { CallDeps } from "./call-write.ts";
 import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
@@ -27,13 +28,22 @@ import { matchCustomer } from "./match-customer.ts";
  * two statements: the candidates, then one write that records and bills the
  * call and commits on its own (and reads the context it shares). A caller
  * whose identifiers are marked "do not remember" is answered as a new caller,
- * and only the call's billing row is written.
+ * and only the call's billing row is written. Its answer carries its charge's
+ * outcome, or the quota's refusal (then nothing was written).
  */
-export async function startCall(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
-  return retryWhenCustomerGone(() => startCallOnce(deps, request, input));
+export async function startCall(
+  deps: CallDeps,
+  request: CallRequest,
+  input: StartCallInput,
+): Promise<Billed<StartCallResult>> {
+  return billedResult(() => retryWhenCustomerGone(() => startCallOnce(deps, request, input)));
 }
 
-async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartCallInput): Promise<StartCallResult> {
+async function startCallOnce(
+  deps: CallDeps,
+  request: CallRequest,
+  input: StartCallInput,
+): Promise<Done<StartCallResult>> {
   validateStartCall(input, request.decodeIssues);
   const now = deps.clock.now();
   const { tenant } = request;
@@ -50,16 +60,16 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
   );
   const reusableBefore = new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS);
   if (matched.forgotten) {
-    const started = await writeCall(deps.db, request.bill, now, () =>
+    const { written: started, charge } = await writeCall(deps.db, request.charge, now, () =>
       recordForgottenStart(deps.db, tenant, { callId: input.callId, now, reusableBefore }, statement),
     );
     if (!started.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
-    return strangerResult(input.callId, now);
+    return { value: strangerResult(input.callId, now), charge };
   }
   const { match } = matched;
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
-  const written = await writeCall(deps.db, request.bill, now, () =>
+  const { written, charge } = await writeCall(deps.db, request.charge, now, () =>
     recordStart(
       deps.db,
       tenant,
@@ -76,7 +86,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
     ),
   );
   if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
-  return {
+  const value: StartCallResult = {
     callId: input.callId,
     customerRef: customerId,
     callStart: now,
@@ -86,6 +96,7 @@ async function startCallOnce(deps: CallDeps, request: CallRequest, input: StartC
     recentCalls: written.recentCalls,
     heldBackVariables: written.heldBackVariables,
   };
+  return { value, charge };
 }
 
 function shareContext(match: Match | undefined): boolean {

@@ -1,6 +1,9 @@
-import { type Bill, writeCall } from "../calls/call-write.ts";
+import { type Billed, type ChargeOutcome, isQuotaExhausted } from "../calls/billed.ts";
+import { writeCall } from "../calls/call-write.ts";
+import { DomainError } from "../domain/domain-error.ts";
 import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import { takeCredit } from "../store/billing/charge.ts";
+import type { Charge } from "../store/calls/call-statement.ts";
 import type { Db } from "../store/database.ts";
 
 /** What the customer operations need of the store. */
@@ -14,16 +17,25 @@ export interface CustomerStore {
   readonly forgetMe: ForgetMeHasher;
 }
 
-/** What each customer operation gets besides its input: the time and the bill (none for an unbilled one). */
+/** What each customer operation gets besides its input: the time and the charge (none for an unbilled one). */
 export interface CustomerOperation {
   readonly now: Date;
-  readonly bill?: Bill;
+  readonly charge?: Charge;
 }
 
 /**
  * Takes the operation's credit, as a call's write does, with `db`: the
- * operation's transaction when it writes, so a refusal undoes its writes.
+ * operation's transaction when it writes, so a refusal (NoCreditLeftError)
+ * undoes its writes. What became of the charge is returned.
  */
-export async function billOperation(db: Db, op: CustomerOperation): Promise<void> {
-  await writeCall(db, op.bill, op.now, () => takeCredit(db, op.bill?.charge, op.now));
+export async function billOperation(db: Db, op: CustomerOperation): Promise<ChargeOutcome | undefined> {
+  const { charge } = await writeCall(db, op.charge, op.now, () => takeCredit(db, op.charge, op.now));
+  return charge;
+}
+
+/** A billed operation's value for a caller that passed no charge (the dashboard), which nothing can refuse. */
+export async function unbilled<T>(billed: Promise<Billed<T>>): Promise<T> {
+  const answer = await billed;
+  if (isQuotaExhausted(answer)) throw new DomainError("internal", "An operation without a charge was refused credit");
+  return answer.value;
 }

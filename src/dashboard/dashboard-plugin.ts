@@ -9,6 +9,7 @@ import { createLazyCookieSigner } from "../dashboard-auth/cookie-signer.ts";
 import type { RateLimiter } from "../domain/rate-limiter.ts";
 import { createMailer } from "../mail/mailer.ts";
 import { useSecurityHeaders } from "../pipeline/security-headers.ts";
+import { logUnexpected } from "../pipeline/unexpected-errors.ts";
 import { registerAccountRoutes } from "./account-routes.ts";
 import { registerAuthRoutes } from "./auth-routes.ts";
 import { registerCustomerRoutes } from "./customer-routes.ts";
@@ -85,7 +86,7 @@ export async function dashboardPlugin(scope: FastifyInstance, options: Dashboard
 
   scope.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, request, reply) => {
     const status = error.statusCode ?? 500;
-    if (status >= 500) request.log.error({ err: error }, "dashboard request failed");
+    logUnexpected(request.log, error, { route: request.routeOptions.url });
     if (status === 403 && error.code?.startsWith("FST_CSRF")) {
       return renderMessage(reply, 403, "This form has expired", "Go back, reload the page and send the form again.");
     }

@@ -1,24 +1,27 @@
 import type { Interceptor } from "@connectrpc/connect";
-import type { FastifyBaseLogger } from "fastify";
 import { DomainError } from "../domain/domain-error.ts";
-import { domainErrorToConnect, isUnexpected, publicError } from "../pipeline/public-error.ts";
-import { isDatabaseUnavailable } from "../store/database.ts";
+import { domainErrorToConnect, publicError } from "../pipeline/public-error.ts";
+import { requestScopeKey } from "../pipeline/request-scope.ts";
+import { type ErrorLog, logUnexpected } from "../pipeline/unexpected-errors.ts";
 
 /**
  * The chain's outer boundary (src/interceptor-chain.ts): whatever a call throws leaves it in its public form
- * (src/pipeline/public-error.ts). What the client cannot be shown is logged here,
- * once: a database that cannot be reached as a warning (the client is told to
- * retry), anything else as the bug it is.
+ * (src/pipeline/public-error.ts). What the client cannot be shown is logged here
+ * (src/pipeline/unexpected-errors.ts); the hosts see only the public form, so
+ * they never log it again.
  */
-export function errorBoundary(log: FastifyBaseLogger): Interceptor {
+export function errorBoundary(log: ErrorLog): Interceptor {
   return (next) => async (req) => {
     try {
       return await next(req);
     } catch (error) {
-      if (isUnexpected(error) && !req.signal.aborted) {
-        if (isDatabaseUnavailable(error)) log.warn({ err: error, rpc: req.method.name }, "database unavailable");
-        else log.error({ err: error, rpc: req.method.name }, "unexpected error");
-      }
+      const scope = req.contextValues.get(requestScopeKey);
+      logUnexpected(log, error, {
+        reqId: scope?.requestId,
+        rpc: req.method.name,
+        route: scope?.route,
+        aborted: req.signal.aborted,
+      });
       throw publicError(error, req.signal);
     }
   };

@@ -1,17 +1,18 @@
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import { LRUCache } from "lru-cache";
-import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { MonthlyAllowance } from "../domain/tiers.ts";
-import { billKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
+import { creditsLowData } from "../domain/event-types/credits-low.ts";
+import { creditsLowCrossed } from "../domain/events.ts";
+import type { MonthlyAllowance, Tier } from "../domain/tiers.ts";
+import { chargeKey, chargeOutcomeKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
 import { withLimitHeaders, writeLimitHeaders } from "../pipeline/limit-headers.ts";
 import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
 import { quotaExhausted } from "../pipeline/refusals.ts";
-import { creditsLeft } from "../store/billing/charge.ts";
+import { creditsLeft, quotaPeriodOf } from "../store/billing/charge.ts";
+import { noticeCreditsLow } from "../store/billing/credits-low.ts";
 import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
-import type { CreditsLowWatch } from "./credits-low-watch.ts";
 
 export interface QuotaGuardOptions {
   readonly db: Db;
@@ -30,8 +31,9 @@ const MAX_KNOWN_ACCOUNTS = 10_000;
 /**
  * The monthly quota. An account with no credit left is refused before the
  * handler runs. Otherwise the handler's own statement takes the credit (the
- * bill in the context: its charge goes down to the statement, and the write
- * notes on it what the statement did), so only calls that commit are billed
+ * charge in the context goes down to the statement; the use case returns what
+ * became of it, and its method hands that back in chargeOutcomeKey, see
+ * billedAnswer in src/rpc/caller-context-service.ts), so only calls that commit are billed
  * and concurrent calls never take more credits than there are: a call that
  * finds the last one gone is undone and refused too.
  *
@@ -101,10 +103,9 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       throw exhausted();
     }
 
-    const bill: Bill = { charge: { accountId, allowance: monthlyAllowance } };
-    /** Settles the bill: the credits left after the charge, or undefined when nothing was charged. */
+    /** Settles the charge: the credits left after it, or undefined when nothing was charged. */
     const settle = (): number | undefined => {
-      const { outcome } = bill;
+      const outcome = req.contextValues.get(chargeOutcomeKey);
       if (outcome === undefined) return undefined;
       if (!outcome.charged) {
         remember(accountId, 0);
@@ -116,22 +117,66 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
       options.creditsLow?.seen(accountId, principal.tier, left);
       return left;
     };
-    req.contextValues.set(billKey, bill);
+    req.contextValues.set(chargeKey, { accountId, allowance: monthlyAllowance });
     try {
       const res = await next(req);
       writeLimitHeaders(res.header, { quotaRemaining: settle() ?? before });
       return res;
     } catch (error) {
       settle();
-      const refused = bill.outcome?.charged === false;
+      const refused = req.contextValues.get(chargeOutcomeKey)?.charged === false;
       if (refused && req.contextValues.get(completesCallKey)) {
         // Its statement found the last credit gone and undid itself: save it again, without the charge.
-        req.contextValues.delete(billKey);
+        req.contextValues.delete(chargeKey);
+        req.contextValues.delete(chargeOutcomeKey);
         return unbilled();
       }
       if (refused) throw exhausted();
       if (error instanceof ConnectError) writeLimitHeaders(error.metadata, { quotaRemaining: before });
       throw error;
     }
+  };
+}
+
+// credits.low at 80 % and 100 % of the month's quota: the quota guard reports
+// every charge's credits left here. A threshold seen crossed is written once
+// per account and period (the database keeps the notice, across instances),
+// after the call and off its path: a call never waits for it. What this
+// instance has already written is remembered, so the many calls past 80 %
+// cost nothing more. A threshold this misses (the instance stopped before
+// writing it) is written by the retention sweep (src/jobs/credits-low-sweep.ts).
+
+export interface CreditsLowWatch {
+  seen(accountId: string, tier: Tier, creditsLeft: number): void;
+}
+
+const MAX_REMEMBERED = 10_000;
+
+export function createCreditsLowWatch(
+  db: Db,
+  clock: Clock,
+  allowance: MonthlyAllowance,
+  onError: (error: unknown) => void,
+): CreditsLowWatch {
+  const written = new Set<string>();
+  return {
+    seen(accountId, tier, creditsLeft) {
+      const monthly = allowance[tier];
+      const crossed = creditsLowCrossed(creditsLeft, monthly);
+      if (crossed.length === 0) return;
+      const now = clock.now();
+      const period = quotaPeriodOf(now);
+      for (const threshold of crossed) {
+        const key = `${accountId}:${period}:${threshold}`;
+        if (written.has(key)) continue;
+        if (written.size >= MAX_REMEMBERED) written.clear();
+        written.add(key);
+        const data = creditsLowData(threshold, creditsLeft, monthly, period);
+        void noticeCreditsLow(db, accountId, period, threshold, data, now).catch((error) => {
+          written.delete(key);
+          onError(error);
+        });
+      }
+    },
   };
 }

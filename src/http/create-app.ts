@@ -15,6 +15,7 @@ import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
 import { errorResponse, sendError } from "../pipeline/error-response.ts";
 import { attachRequestObservers, createRequestObservers } from "../pipeline/request-observers.ts";
 import { enterMethod } from "../pipeline/request-scope.ts";
+import { logUnexpected } from "../pipeline/unexpected-errors.ts";
 import { requestLogObserver } from "../request-log/request-log-observer.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
@@ -116,9 +117,8 @@ export async function createApp(
     done();
   });
   fastify.setErrorHandler((error, request, reply) => {
-    const answer = errorResponse(error);
-    if (answer.status >= 500) request.log.error({ err: error }, "request failed");
-    return sendError(reply, answer);
+    logUnexpected(request.log, error, { route: request.routeOptions.url });
+    return sendError(reply, errorResponse(error));
   });
   fastify.setNotFoundHandler(answerUnrouted);
 

@@ -5,9 +5,10 @@ import { compressedFlag, encodeEnvelope, invokeUnaryImplementation } from "@conn
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
 import { headerObject, headersFrom } from "../pipeline/header-conversion.ts";
-import { isUnexpected, publicError } from "../pipeline/public-error.ts";
+import { publicError } from "../pipeline/public-error.ts";
 import type { RequestObservers } from "../pipeline/request-observers.ts";
 import { enterMethod } from "../pipeline/request-scope.ts";
+import { logUnexpected } from "../pipeline/unexpected-errors.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
 import type { EarlyRefusal, RestService } from "./rest-adapter.ts";
 
@@ -116,7 +117,8 @@ async function serve(
     const output = await invokeUnaryImplementation(route.spec, context, input as never, interceptors);
     reply = encodeEnvelope(0, toBinary(route.method.output, output as never));
   } catch (thrown) {
-    if (isUnexpected(thrown)) options.log.error({ err: thrown, reqId: scope.requestId }, "request failed");
+    // What the chain threw was logged by its error boundary and is public by now: only a failure before it is new.
+    logUnexpected(options.log, thrown, { reqId: scope.requestId, rpc: route.method.name });
     failure = publicError(thrown);
   } finally {
     context.abort(CALL_FINISHED);

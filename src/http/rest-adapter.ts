@@ -19,8 +19,9 @@ import {
   sendError as send,
 } from "../pipeline/error-response.ts";
 import { headersFrom, restHeaderObject } from "../pipeline/header-conversion.ts";
-import { isUnexpected, publicError } from "../pipeline/public-error.ts";
+import { publicError } from "../pipeline/public-error.ts";
 import { enterMethod } from "../pipeline/request-scope.ts";
+import { logUnexpected } from "../pipeline/unexpected-errors.ts";
 import { decodeMessage, encodeMessage, type JsonIssue } from "./json-codec.ts";
 import type { LargeBodyHandler } from "./large-webhook.ts";
 import { scopeOf } from "./request-pipeline.ts";
@@ -184,9 +185,12 @@ async function answerLarge(
   }
 }
 
-/** What failed, as its client is answered; logged when it was not a refusal the client may read. */
+/**
+ * What failed, as its client is answered. What the chain threw was logged by its error boundary and is public by
+ * now; only a failure outside it (reading or decoding the body) is logged here. request.log names the request.
+ */
 function failed(request: FastifyRequest, thrown: unknown): HttpError {
-  if (isUnexpected(thrown)) request.log.error({ err: thrown }, "request failed");
+  logUnexpected(request.log, thrown, { route: request.routeOptions.url });
   return connectErrorToHttp(publicError(thrown));
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { type Billed, isQuotaExhausted } from "../calls/billed.ts";
 import type { CallRequest } from "../calls/call-write.ts";
 import { startCall } from "../calls/start-call.ts";
 import type { StartCallResult } from "../domain/call.ts";
@@ -23,26 +24,28 @@ export const COMMIT_GRACE_MS = 50;
  * must not wait on us: past the start budget, or when the start fails for any
  * reason but the quota, the answer is a valid "no context" reply so the call
  * proceeds; the start's write undoes itself if it reaches its end too late.
- * A quota refusal is left to the quota guard, which counts it; the webhook
- * triage then answers "no context" too.
+ * A quota refusal is answered as such, left to the quota guard, which counts
+ * it; the webhook triage then answers "no context" too.
  */
 export async function answerInbound(
   deps: WebhookDeps,
   request: CallRequest,
   integration: Integration,
   event: InboundEvent,
-): Promise<WebhookAnswer> {
+): Promise<Billed<WebhookAnswer>> {
   const callId = inboundCallId(event);
-  const result = await startWithinBudget(deps, request, {
+  const started = await startWithinBudget(deps, request, {
     callId,
     identityHints: { ani: event.ani, dnis: event.dnis, externalIds: {} },
     attestation: event.attestation,
   });
+  if (typeof started !== "string" && isQuotaExhausted(started)) return started;
   const declared = declaredVariables(integration);
-  const noContext = typeof result === "string" ? result : undefined;
+  const noContext = typeof started === "string" ? started : undefined;
   const variables =
-    typeof result === "string" ? noContextVariables(declared, result) : contextVariables(result, declared);
-  return { reply: PLATFORM_ADAPTERS[integration.platform].inboundReply(variables, integration, callId), noContext };
+    typeof started === "string" ? noContextVariables(declared, started) : contextVariables(started.value, declared);
+  const reply = PLATFORM_ADAPTERS[integration.platform].inboundReply(variables, integration, callId);
+  return { value: { reply, noContext }, charge: typeof started === "string" ? undefined : started.charge };
 }
 
 /** The platform's answer for a call that goes ahead without context, for `reason`. */
@@ -64,7 +67,7 @@ async function startWithinBudget(
   deps: WebhookDeps,
   request: CallRequest,
   input: Parameters<typeof startCall>[2],
-): Promise<StartCallResult | NoContextReason> {
+): Promise<Billed<StartCallResult> | NoContextReason> {
   const budget = new AbortController();
   const signal = request.signal === undefined ? budget.signal : AbortSignal.any([request.signal, budget.signal]);
   // The webhook triage set the deadline when the webhook arrived; the guards' waits count against it too.
@@ -83,7 +86,6 @@ async function startWithinBudget(
     deps.log.warn({ callId: input.callId, budgetMs: deps.startBudgetMs }, "inbound webhook answered without context");
     return "timeout";
   } catch (error) {
-    if (error instanceof DomainError && error.code === "resource_exhausted") throw error;
     deps.log.warn({ err: error, callId: input.callId }, "inbound webhook answered without context");
     return error instanceof DomainError && error.code === "unavailable" ? "timeout" : "error";
   } finally {

@@ -1,3 +1,4 @@
+import { type Billed, isQuotaExhausted } from "../calls/billed.ts";
 import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { DomainError } from "../domain/domain-error.ts";
@@ -24,7 +25,7 @@ export async function recordCallEnd(
   request: CallRequest,
   integration: Integration,
   event: EndEvent,
-): Promise<EndReply> {
+): Promise<Billed<EndReply>> {
   const { intentField, statusField, variableFields, storeSummary } = integration.endOfCall;
   const intent = text(event.fields[intentField]);
   const resolved = text(event.fields[statusField])?.toLowerCase() === "resolved";
@@ -35,7 +36,7 @@ export async function recordCallEnd(
   }
   if (storeSummary && event.summary !== undefined) variables[SUMMARY_VARIABLE] = event.summary;
   try {
-    await endCall(deps, request, {
+    const ended = await endCall(deps, request, {
       callId: event.callId,
       identityHints: { ani: event.ani, externalIds: {} },
       intent,
@@ -45,14 +46,15 @@ export async function recordCallEnd(
       variableUpdates: {},
       summary: event.summary === undefined ? undefined : cutToLength(event.summary, MAX_SUMMARY_LENGTH),
     });
-    return { call_id: event.callId, status: "saved" };
+    if (isQuotaExhausted(ended)) return ended;
+    return { value: { call_id: event.callId, status: "saved" }, charge: ended.charge };
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    if (error.code === "failed_precondition") return { call_id: event.callId, status: "already_saved" };
+    if (error.code === "failed_precondition") return { value: { call_id: event.callId, status: "already_saved" } };
     if (error.code === "not_found") {
       // A retry cannot fix it (the inbound webhook was not used, or answered without context).
       deps.log.warn({ callId: event.callId }, "end-of-call report for a call never started");
-      return { call_id: event.callId, status: "not_started" };
+      return { value: { call_id: event.callId, status: "not_started" } };
     }
     throw error;
   }

@@ -6,7 +6,7 @@ import { quotaPeriodOf } from "../store/billing/charge.ts";
 import { findUnnoticedCreditsLow, noticeCreditsLow } from "../store/billing/credits-low.ts";
 import type { Db } from "../store/database.ts";
 
-// credits.low is written after a call, off its path (src/guards/credits-low-watch.ts):
+// credits.low is written after a call, off its path (createCreditsLowWatch in src/guards/quota-guard.ts):
 // an instance that stops between a call and that statement leaves a threshold
 // crossed without its notice or event, and no later call may come that month.
 // Each sweep writes those, through the same statement as the watch: whichever

@@ -1,10 +1,11 @@
 import { createContextKey } from "@connectrpc/connect";
-import type { Bill } from "../calls/call-write.ts";
+import type { ChargeOutcome } from "../calls/billed.ts";
 import type { NoContextReason } from "../domain/context-variables.ts";
 import type { FieldIssue } from "../domain/domain-error.ts";
 import type { Integration } from "../domain/integration.ts";
 import type { Principal } from "../domain/principal.ts";
 import type { WebhookEvent } from "../domain/webhook-event.ts";
+import type { Charge } from "../store/calls/call-statement.ts";
 
 // Values the host and the guards hand to the service implementation.
 
@@ -25,9 +26,17 @@ export const principalKey = createContextKey<Principal | undefined>(undefined, {
  */
 export const restStatusKey = createContextKey<number>(200, { description: "REST status of a successful result" });
 
-/** Set by the quota guard, its outcome by the operation's write: the service passes it to the use case. */
-export const billKey = createContextKey<Bill | undefined>(undefined, {
-  description: "bills the call in its own statement",
+/** Set by the quota guard for a billed method: the service passes it to the use case, whose write takes it. */
+export const chargeKey = createContextKey<Charge | undefined>(undefined, {
+  description: "the charge the call's own statement takes",
+});
+
+/**
+ * Set once by the service method from its use case's answer (billedAnswer in src/rpc/caller-context-service.ts):
+ * what became of the charge, which the quota guard settles once the method returns or throws.
+ */
+export const chargeOutcomeKey = createContextKey<ChargeOutcome | undefined>(undefined, {
+  description: "what became of the call's charge",
 });
 
 /** The client's address as the host saw it, for limits per source. */

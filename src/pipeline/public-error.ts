@@ -45,7 +45,7 @@ export function domainErrorToConnect(error: DomainError): ConnectError {
  * is already public; a domain error maps to its code; a call whose signal was
  * aborted ran out of time; a database that cannot be reached is a 503 the
  * client may retry; anything else is a bug and says nothing of its internals.
- * Logging what was not public is the caller's part.
+ * Logging what was not public is src/pipeline/unexpected-errors.ts's part.
  */
 export function publicError(error: unknown, signal?: AbortSignal): ConnectError {
   if (error instanceof ConnectError) return error;
@@ -61,9 +61,4 @@ export function publicError(error: unknown, signal?: AbortSignal): ConnectError 
     );
   }
   return new ConnectError("Internal server error", Code.Internal);
-}
-
-/** Whether publicError hides this error's own message: it needs logging to be seen at all. */
-export function isUnexpected(error: unknown): boolean {
-  return !(error instanceof ConnectError || error instanceof DomainError);
 }

@@ -3,6 +3,7 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { CallerContextService } from "../../gen/callercontext/v1/caller_context_pb.ts";
 import { contactFiguresCsv } from "../analytics/contact-figures-csv.ts";
 import { getContactFigures } from "../analytics/get-contact-figures.ts";
+import { type Billed, isQuotaExhausted } from "../calls/billed.ts";
 import type { CallRequest } from "../calls/call-write.ts";
 import { endCall } from "../calls/end-call.ts";
 import { identifyCall } from "../calls/identify-call.ts";
@@ -10,9 +11,10 @@ import { startCall } from "../calls/start-call.ts";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Principal } from "../domain/principal.ts";
-import { billKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
+import { chargeKey, chargeOutcomeKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
 import { effectiveDeadline } from "../pipeline/deadline.ts";
 import { writeLimitHeaders } from "../pipeline/limit-headers.ts";
+import { quotaExhausted } from "../pipeline/refusals.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {
@@ -54,14 +56,19 @@ export function createCallerContextService(app: AppContext): ServiceImpl<typeof 
       app.clock.now(),
     );
   return {
-    startCall: async (request, context) =>
-      startResultToResponse(await startCall(deps, callRequestOf(context), startRequestToInput(request))),
+    startCall: async (request, context) => {
+      const started = await startCall(deps, callRequestOf(context), startRequestToInput(request));
+      return startResultToResponse(billedAnswer(context, started));
+    },
     endCall: async (request, context) => {
       const key = idempotencyKeyOf(context.requestHeader);
-      return endResultToResponse(await endCall(deps, callRequestOf(context), endRequestToInput(request), key));
+      const ended = await endCall(deps, callRequestOf(context), endRequestToInput(request), key);
+      return endResultToResponse(billedAnswer(context, ended));
     },
-    identifyCall: async (request, context) =>
-      identifyResultToResponse(await identifyCall(deps, callRequestOf(context), identifyRequestToInput(request))),
+    identifyCall: async (request, context) => {
+      const identified = await identifyCall(deps, callRequestOf(context), identifyRequestToInput(request));
+      return identifyResultToResponse(billedAnswer(context, identified));
+    },
     getUsage: async (_request, context) => {
       const usage = await getUsage(usageSources, requirePrincipal(context), app.clock.now());
       // The guard headers every authenticated response carries, from the same look (nothing was counted).
@@ -91,11 +98,22 @@ export function callRequestOf(context: HandlerContext): CallRequest {
   return {
     tenant: principal.tenant,
     retentionDays: principal.retentionDays,
-    bill: context.values.get(billKey),
+    charge: context.values.get(chargeKey),
     signal: context.signal,
     deadline: effectiveDeadline(context.values, context.requestHeader),
     decodeIssues: context.values.get(decodeIssuesKey),
   };
+}
+
+/**
+ * A billed use case's answer at the method's boundary: its charge's outcome goes to the quota guard (set once, in
+ * the context values), and its value to the client, or the quota's refusal when it wrote nothing for want of
+ * credit (the guard then counts it, or saves a completing request unbilled).
+ */
+export function billedAnswer<T>(context: HandlerContext, billed: Billed<T>): T {
+  if (billed.charge !== undefined) context.values.set(chargeOutcomeKey, billed.charge);
+  if (isQuotaExhausted(billed)) throw quotaExhausted(requirePrincipal(context).billingAccountId);
+  return billed.value;
 }
 
 /** Idempotency-Key and X-Idempotency-Key are one header; the first wins when both are sent. */

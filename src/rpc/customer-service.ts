@@ -5,12 +5,12 @@ import type { AppContext } from "../context.ts";
 import type { CustomerStore } from "../customers/customer-store.ts";
 import { eraseCustomer } from "../customers/erase-customer.ts";
 import { forgetCustomer, liftForgetMe } from "../customers/forget-customer.ts";
-import { getCustomer } from "../customers/get-customer.ts";
-import { listCustomers } from "../customers/list-customers.ts";
-import { mergeCustomers } from "../customers/merge-customers.ts";
-import { unlinkIdentifier } from "../customers/unlink-identifier.ts";
-import { billKey, decodeIssuesKey } from "../pipeline/context-values.ts";
-import { requirePrincipal } from "./caller-context-service.ts";
+import { getCustomerBilled } from "../customers/get-customer.ts";
+import { listCustomersBilled } from "../customers/list-customers.ts";
+import { mergeCustomersBilled } from "../customers/merge-customers.ts";
+import { unlinkIdentifierBilled } from "../customers/unlink-identifier.ts";
+import { chargeKey, decodeIssuesKey } from "../pipeline/context-values.ts";
+import { billedAnswer, requirePrincipal } from "./caller-context-service.ts";
 import { customerRecordToProto, customerSummaryToProto } from "./customer-mapping.ts";
 
 /**
@@ -33,17 +33,18 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     erasures: app.erasures,
     forgetMe: app.forgetMe,
   };
-  const op = (context: HandlerContext) => ({ now: app.clock.now(), bill: context.values.get(billKey) });
+  const op = (context: HandlerContext) => ({ now: app.clock.now(), charge: context.values.get(chargeKey) });
   return {
     getCustomer: async (request, context) => {
       const tenant = tenantOf(context);
-      return customerRecordToProto(await getCustomer(store, tenant, request.customerRef, op(context)));
+      const found = await getCustomerBilled(store, tenant, request.customerRef, op(context));
+      return customerRecordToProto(billedAnswer(context, found));
     },
     listCustomers: async (request, context) => {
       const tenant = tenantOf(context);
       const query = identifierQuery(request, context);
-      const found = await listCustomers(store, tenant, query, op(context));
-      return { customers: found.map(customerSummaryToProto) };
+      const found = await listCustomersBilled(store, tenant, query, op(context));
+      return { customers: billedAnswer(context, found).map(customerSummaryToProto) };
     },
     eraseCustomer: async (request, context) => {
       const tenant = tenantOf(context);
@@ -62,14 +63,21 @@ export function createCustomerService(app: AppContext): ServiceImpl<typeof Custo
     mergeCustomers: async (request, context) => {
       const tenant = tenantOf(context);
       const decodeIssues = context.values.get(decodeIssuesKey);
-      return customerRecordToProto(
-        await mergeCustomers(store, tenant, request.customerRef, request.from, op(context), decodeIssues),
+      const merged = await mergeCustomersBilled(
+        store,
+        tenant,
+        request.customerRef,
+        request.from,
+        op(context),
+        decodeIssues,
       );
+      return customerRecordToProto(billedAnswer(context, merged));
     },
     unlinkIdentifier: async (request, context) => {
       const tenant = tenantOf(context);
       const query = identifierQuery(request, context);
-      return customerRecordToProto(await unlinkIdentifier(store, tenant, request.customerRef, query, op(context)));
+      const unlinked = await unlinkIdentifierBilled(store, tenant, request.customerRef, query, op(context));
+      return customerRecordToProto(billedAnswer(context, unlinked));
     },
   };
 }

@@ -5,7 +5,7 @@ import { DomainError } from "../domain/domain-error.ts";
 import { receiveWebhook } from "../integrations/receive-webhook.ts";
 import { integrationKey, noteNoContextKey, webhookEventKey } from "../pipeline/context-values.ts";
 import { webhookDepsOf } from "../use-case-deps.ts";
-import { callRequestOf } from "./caller-context-service.ts";
+import { billedAnswer, callRequestOf } from "./caller-context-service.ts";
 
 /** Platform webhooks: the raw body in, the platform's answer out as JSON text. */
 export function createIntegrationService(app: AppContext): ServiceImpl<typeof IntegrationService> {
@@ -16,7 +16,7 @@ export function createIntegrationService(app: AppContext): ServiceImpl<typeof In
       const event = context.values.get(webhookEventKey);
       // Set by the authentication guard and the webhook triage for every webhook; missing means a miswired chain.
       if (integration === undefined || event === undefined) throw new DomainError("internal", "No verified webhook");
-      const answer = await receiveWebhook(deps, callRequestOf(context), integration, event);
+      const answer = billedAnswer(context, await receiveWebhook(deps, callRequestOf(context), integration, event));
       if (answer.noContext !== undefined) context.values.get(noteNoContextKey)?.(answer.noContext);
       return { replyJson: JSON.stringify(answer.reply) };
     },
