@@ -48,11 +48,11 @@ describe("the integrations table", () => {
       1000,
     );
     const row = await insertIntegration(db, {
-      id: "int_acme",
+      id: "int_retired",
       account_id: "acct_platforms",
-      webhook_id: "wh_acme",
-      platform: "acme",
-      name: "Acme",
+      webhook_id: "wh_retired",
+      platform: "no_such_platform",
+      name: "Retired",
       kind: "test",
       token_hash: "hash",
       signing_secret: null,
@@ -63,7 +63,7 @@ describe("the integrations table", () => {
       store_summary: false,
       created_at: now,
     });
-    expect(row.platform).toBe("acme");
+    expect(row.platform).toBe("no_such_platform");
     // A row whose platform has no adapter reads as the fallback, as it always has.
     expect(integrationRowToIntegration(row).platform).toBe("twilio_studio");
   });
