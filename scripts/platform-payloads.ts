@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { PLATFORM_EVENTS } from "../src/cli/simulate/platform-events.ts";
 import { SIMULATED_DEFAULTS, type SimulatedCall } from "../src/cli/simulate/simulated-call.ts";
-import { PLATFORMS } from "../src/domain/integration.ts";
+import { PLATFORMS } from "../src/integrations/platforms/platform-adapters.ts";
 
 // docs/platform-payloads.md: every webhook `caller-context simulate` sends, as it sends it, for one example call.
 // `npm exec -- node scripts/platform-payloads.ts` rewrites the file; test/cli/simulate-payloads.test.ts fails when it is stale.

@@ -1,7 +1,6 @@
 import { type Integration, IntegrationSchema } from "../../gen/callercontext/v1/admin_pb.ts";
-import { PLATFORMS } from "../domain/integration.ts";
 import { MODES } from "../domain/tenant.ts";
-import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import { PLATFORM_ADAPTERS, PLATFORMS } from "../integrations/platforms/platform-adapters.ts";
 import { parseChoice, requireOption, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { fields, wireJson } from "./output.ts";

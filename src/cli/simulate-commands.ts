@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { PLATFORMS, type Platform } from "../domain/integration.ts";
+import { PLATFORM_ADAPTERS, PLATFORMS } from "../integrations/platforms/platform-adapters.ts";
+import { MissingSecretError } from "../integrations/platforms/platform-simulation.ts";
 import { parseChoice, requireOption, UsageError } from "./arguments.ts";
 import type { Command } from "./command.ts";
 import { fields } from "./output.ts";
 import { PLATFORM_EVENTS } from "./simulate/platform-events.ts";
-import { MissingSecretError, platformHeaders, telnyxKeyPair } from "./simulate/platform-signing.ts";
 import { SIMULATED_DEFAULTS, type SimulatedCall } from "./simulate/simulated-call.ts";
+import { telnyxKeyPair } from "./simulate/telnyx-key-pair.ts";
 
 // `caller-context simulate PLATFORM EVENT`: one of a platform's webhooks, in its shape and with its credentials,
 // sent to an integration's webhook URL, as the platform would during a real call. It talks to the public port
@@ -50,7 +51,8 @@ export const simulateCommands: readonly Command[] = [
     summary:
       "send a platform's webhook (its inbound, or its end-of-call report) to an integration, as the platform would",
     async run({ args, options, env }) {
-      const platform = parseChoice(args[0]!, "PLATFORM", PLATFORMS) as Platform;
+      const platform = parseChoice(args[0]!, "PLATFORM", PLATFORMS);
+      const { simulation } = PLATFORM_ADAPTERS[platform];
       const event = PLATFORM_EVENTS[platform][args[1]!];
       if (event === undefined) {
         throw new UsageError(`unknown event '${args[1]}' for ${platform}; the events are ${eventList()}`);
@@ -73,17 +75,9 @@ export const simulateCommands: readonly Command[] = [
       const body = event.body(call);
       let headers: Record<string, string>;
       try {
-        headers = platformHeaders({
-          platform,
-          kind: event.kind,
-          body,
-          url,
-          nowMs: call.nowMs,
-          webhookSecret,
-          signingSecret,
-        });
+        headers = simulation.headers({ kind: event.kind, body, url, nowMs: call.nowMs, webhookSecret, signingSecret });
       } catch (error) {
-        if (error instanceof MissingSecretError) throw new UsageError(error.message);
+        if (error instanceof MissingSecretError) throw new UsageError(missingSecretMessage(error, platform));
         throw error;
       }
       const response = await fetch(url, {
@@ -94,12 +88,9 @@ export const simulateCommands: readonly Command[] = [
       });
       const text = await response.text();
       const answer = parseJson(text);
-      // Retell's inbound carries no call id: the service's answer names the one the end must carry.
+      // A platform whose inbound carries no call id (Retell) finds the one the end must carry in the answer.
       const callId =
-        platform === "retell" && event.kind === "inbound"
-          ? ((answer as { call_inbound?: { metadata?: { caller_context_call_id?: string } } })?.call_inbound?.metadata
-              ?.caller_context_call_id ?? "")
-          : call.callId;
+        event.kind === "inbound" && simulation.inboundCallId ? simulation.inboundCallId(answer) : call.callId;
       if (!response.ok) {
         throw new Error(`the service answered ${response.status}: ${text.slice(0, 500)}`);
       }
@@ -137,6 +128,13 @@ export const simulateCommands: readonly Command[] = [
     },
   },
 ];
+
+/** The missing secret, named by the flag and the variable that give it. */
+function missingSecretMessage(error: MissingSecretError, platform: string): string {
+  return error.secret === "signing"
+    ? `--signing-secret (or CALLER_CONTEXT_SIGNING_SECRET) is required to sign as ${platform}`
+    : "--webhook-secret (or CALLER_CONTEXT_WEBHOOK_SECRET) is required: the whsec_… that `integrations create` printed";
+}
 
 function parseJson(text: string): unknown {
   try {

@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
-import { PLATFORMS } from "../domain/integration.ts";
 import { createIntegration } from "../integrations/create-integration.ts";
 import { deleteIntegration } from "../integrations/delete-integration.ts";
 import { listIntegrations } from "../integrations/list-integrations.ts";
-import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
+import { PLATFORM_ADAPTERS, PLATFORMS } from "../integrations/platforms/platform-adapters.ts";
 import type { UserRow } from "../store/schema.ts";
 import { accountDepsOf } from "../use-case-deps.ts";
 import { auditAction } from "./audit-action.ts";

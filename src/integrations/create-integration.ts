@@ -4,12 +4,12 @@ import { getAccount } from "../accounts/get-account.ts";
 import { hashSecret, randomBase62, SECRET_LENGTH } from "../domain/api-key.ts";
 import type { FieldIssue } from "../domain/domain-error.ts";
 import { checkText } from "../domain/field-checks.ts";
-import { type Integration, isPlatform, PLATFORMS } from "../domain/integration.ts";
+import type { Integration } from "../domain/integration.ts";
 import { MAX_ACCOUNT_NAME_LENGTH, MAX_VARIABLE_NAME_LENGTH, MAX_VARIABLES_PER_CALL } from "../domain/limits.ts";
 import { refuseOffendingFields } from "../domain/offending-fields.ts";
 import { insertIntegration } from "../store/integration-repository.ts";
 import { integrationRowToIntegration } from "./integration-rows.ts";
-import { platformAdapter } from "./platforms/platform-adapters.ts";
+import { isPlatform, PLATFORMS, platformAdapter } from "./platforms/platform-adapters.ts";
 
 export interface CreateIntegrationInput {
   readonly accountId: string;

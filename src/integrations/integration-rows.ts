@@ -1,5 +1,6 @@
-import { type Integration, isPlatform, WEBHOOK_PATH_PREFIX } from "../domain/integration.ts";
+import { type Integration, WEBHOOK_PATH_PREFIX } from "../domain/integration.ts";
 import type { IntegrationRow } from "../store/schema.ts";
+import { isPlatform } from "./platforms/platform-adapters.ts";
 
 export function integrationRowToIntegration(row: IntegrationRow): Integration {
   return {

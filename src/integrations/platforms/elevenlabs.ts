@@ -1,6 +1,16 @@
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { bearerMatches, checkWhole, headerCheck, hmacSha256Check, signatureParts } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
+import {
+  analysis,
+  hmacHex,
+  needSigningSecret,
+  needWebhookSecret,
+  type PlatformSimulation,
+  SIMULATED_CALL_LENGTH_MS,
+  seconds,
+  simulatedMessage,
+} from "./platform-simulation.ts";
 
 // ElevenLabs Agents on Twilio numbers. The conversation initiation webhook
 // is not signed: it carries the integration's secret as a header the agent's
@@ -11,6 +21,7 @@ export const ELEVENLABS_SIGNATURE_TOLERANCE_MS = 30 * 60 * 1000;
 
 export const elevenlabs: PlatformAdapter = {
   label: "ElevenLabs",
+  simulation: elevenlabsSimulation(),
   signatureHeader: "elevenlabs-signature",
   creation: { signingSecret: "secret" },
   authenticate(request) {
@@ -60,3 +71,61 @@ export const elevenlabs: PlatformAdapter = {
     return { type: "conversation_initiation_client_data", dynamic_variables: variables };
   },
 };
+
+/** ElevenLabs' webhooks as it sends them: the initiation with the agent's header, the post-call ones signed. */
+function elevenlabsSimulation(): PlatformSimulation {
+  const { json } = simulatedMessage;
+  return {
+    events: {
+      conversation_initiation: json("inbound", (call) => ({
+        caller_id: call.from,
+        agent_id: "agent_simulated",
+        called_number: call.to,
+        call_sid: call.callId,
+      })),
+      // ElevenLabs sends nothing during a call; its audio arrives after the transcription, and is only acknowledged.
+      post_call_audio: json("in-call", (call) => ({
+        type: "post_call_audio",
+        event_timestamp: seconds(call.nowMs),
+        data: {
+          agent_id: "agent_simulated",
+          conversation_id: `conv_${call.callId}`,
+          full_audio: "SUQzBAAAAAAAI1RTU0UAAAAP",
+        },
+      })),
+      post_call_transcription: json("end", (call) => ({
+        type: "post_call_transcription",
+        event_timestamp: seconds(call.nowMs),
+        data: {
+          agent_id: "agent_simulated",
+          conversation_id: `conv_${call.callId}`,
+          status: "done",
+          metadata: {
+            start_time_unix_secs: seconds(call.nowMs - SIMULATED_CALL_LENGTH_MS),
+            call_duration_secs: seconds(SIMULATED_CALL_LENGTH_MS),
+            phone_call: {
+              direction: "inbound",
+              agent_number: call.to,
+              external_number: call.from,
+              type: "twilio",
+              call_sid: call.callId,
+            },
+          },
+          analysis: {
+            data_collection_results: Object.fromEntries(
+              Object.entries(analysis(call)).map(([id, value]) => [id, { data_collection_id: id, value }]),
+            ),
+            call_successful: "success",
+            transcript_summary: call.summary,
+          },
+        },
+      })),
+    },
+    headers: ({ kind, body, nowMs, webhookSecret, signingSecret }): Record<string, string> => {
+      // The conversation initiation webhook carries the header the agent's settings hold; the post-call one is signed.
+      if (kind === "inbound") return { authorization: `Bearer ${needWebhookSecret(webhookSecret)}` };
+      const t = Math.floor(nowMs / 1000);
+      return { "elevenlabs-signature": `t=${t},v0=${hmacHex(needSigningSecret(signingSecret), `${t}.${body}`)}` };
+    },
+  };
+}

@@ -1,8 +1,11 @@
 import type { Integration, IntegrationCredentials } from "../../domain/integration.ts";
 import type { WebhookEvent } from "../../domain/webhook-event.ts";
+import type { PlatformSimulation } from "./platform-simulation.ts";
 
 // What each platform differs in: how it proves a webhook is its own, what
-// its webhooks mean, and the shape it expects the inbound answer in.
+// its webhooks mean, the shape it expects the inbound answer in, and what the
+// rest of the service asks of a platform (its label, its signature header,
+// what creating an integration needs, samples of its webhooks).
 
 export interface SignedRequest {
   /** The body exactly as sent. */
@@ -60,4 +63,6 @@ export interface PlatformAdapter {
   readonly inboundBudgetMs?: number;
   read(json: unknown): WebhookEvent;
   inboundReply(variables: Record<string, string>, integration: Integration, callId: string): unknown;
+  /** Its webhooks as it sends them, and their signing: `caller-context simulate` and docs/platform-payloads.md. */
+  readonly simulation: PlatformSimulation;
 }

@@ -1,6 +1,14 @@
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { checkWhole, headerCheck, hmacSha256Check, signatureParts } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
+import {
+  analysis,
+  hmacHex,
+  needSigningSecret,
+  type PlatformSimulation,
+  SIMULATED_CALL_LENGTH_MS,
+  simulatedMessage,
+} from "./platform-simulation.ts";
 
 // Retell signs every webhook with the account's API key:
 // `x-retell-signature: v=<epoch ms>,d=<hex HMAC-SHA256 of body + ms>`. The
@@ -12,6 +20,7 @@ export const CALL_ID_METADATA_KEY = "caller_context_call_id";
 
 export const retell: PlatformAdapter = {
   label: "Retell",
+  simulation: retellSimulation(),
   signatureHeader: "x-retell-signature",
   creation: { signingSecret: "secret" },
   authenticate(request) {
@@ -56,3 +65,41 @@ export const retell: PlatformAdapter = {
     };
   },
 };
+
+/** Retell's webhooks as it sends them, signed with the account's API key. */
+function retellSimulation(): PlatformSimulation {
+  const { json } = simulatedMessage;
+  return {
+    events: {
+      call_inbound: json("inbound", (call) => ({
+        event: "call_inbound",
+        call_inbound: { agent_id: "agent_simulated", agent_version: 1, from_number: call.from, to_number: call.to },
+      })),
+      call_started: json("in-call", (call) => ({ event: "call_started", call: { call_id: `call_${call.callId}` } })),
+      call_analyzed: json("end", (call) => ({
+        event: "call_analyzed",
+        call: {
+          call_type: "phone_call",
+          from_number: call.from,
+          to_number: call.to,
+          direction: "inbound",
+          call_id: `call_${call.callId}`,
+          agent_id: "agent_simulated",
+          call_status: "ended",
+          // What the inbound answer set: Retell returns the call's metadata in every later event.
+          metadata: { [CALL_ID_METADATA_KEY]: call.callId },
+          start_timestamp: call.nowMs - SIMULATED_CALL_LENGTH_MS,
+          end_timestamp: call.nowMs,
+          duration_ms: SIMULATED_CALL_LENGTH_MS,
+          disconnection_reason: "user_hangup",
+          call_analysis: { call_summary: call.summary, call_successful: true, custom_analysis_data: analysis(call) },
+        },
+      })),
+    },
+    headers: ({ body, nowMs, signingSecret }) => ({
+      "x-retell-signature": `v=${nowMs},d=${hmacHex(needSigningSecret(signingSecret), body + nowMs)}`,
+    }),
+    // Retell's inbound carries no call id: the service's answer names the one the end must carry.
+    inboundCallId: (answer) => stringAt(answer, "call_inbound", "metadata", CALL_ID_METADATA_KEY) ?? "",
+  };
+}

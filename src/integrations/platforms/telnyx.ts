@@ -1,9 +1,11 @@
+import { createPrivateKey, sign } from "node:crypto";
 import { readLevel } from "../../domain/verstat.ts";
 import { at, objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { ed25519Verifies, isEd25519PublicKey } from "../ed25519-signature.ts";
 import { ed25519StreamingCheck } from "../ed25519-stream.ts";
 import { bearerMatches, headerCheck } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
+import { analysis, iso, needSigningSecret, type PlatformSimulation, simulatedMessage } from "./platform-simulation.ts";
 
 // Telnyx AI Assistants. The dynamic variables webhook (`assistant.initialization`)
 // opens the call and is answered with `{"dynamic_variables": {...}}` within the
@@ -24,6 +26,7 @@ export const TELNYX_INBOUND_BUDGET_MS = 700;
 
 export const telnyx: PlatformAdapter = {
   label: "Telnyx",
+  simulation: telnyxSimulation(),
   signatureHeader: "telnyx-signature-ed25519",
   creation: {
     signingSecret: "public key",
@@ -115,4 +118,66 @@ function parsedObject(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Telnyx's AI Assistant webhooks as it sends them, signed with the private half of the key pair whose public half
+ * the integration holds (`caller-context telnyx-keys` makes one), given as base64 PKCS#8 DER.
+ */
+function telnyxSimulation(): PlatformSimulation {
+  const { json } = simulatedMessage;
+  return {
+    events: {
+      "assistant.initialization": json("inbound", (call) => ({
+        data: {
+          record_type: "event",
+          id: `event_${call.callId}`,
+          event_type: "assistant.initialization",
+          occurred_at: iso(call.nowMs),
+          payload: {
+            telnyx_conversation_channel: "phone_call",
+            telnyx_agent_target: call.to,
+            telnyx_end_user_target: call.from,
+            telnyx_end_user_target_verified: false,
+            call_control_id: call.callId,
+            assistant_id: "assistant-simulated",
+          },
+        },
+      })),
+      "call.conversation.ended": json("in-call", (call) => ({
+        data: {
+          record_type: "event",
+          event_type: "call.conversation.ended",
+          payload: { call_control_id: call.callId },
+        },
+      })),
+      "call.conversation_insights.generated": json("end", (call) => ({
+        data: {
+          record_type: "event",
+          event_type: "call.conversation_insights.generated",
+          id: `insights_${call.callId}`,
+          occurred_at: iso(call.nowMs),
+          payload: {
+            call_control_id: call.callId,
+            calling_party_type: "pstn",
+            insight_group_id: "insight-group-simulated",
+            results: [
+              { insight_id: "insight-summary", result: call.summary },
+              { insight_id: "insight-analysis", result: analysis(call) },
+            ],
+          },
+        },
+      })),
+    },
+    headers: ({ body, nowMs, signingSecret }) => {
+      const timestamp = String(Math.floor(nowMs / 1000));
+      const key = createPrivateKey({
+        key: Buffer.from(needSigningSecret(signingSecret), "base64"),
+        format: "der",
+        type: "pkcs8",
+      });
+      const signature = sign(null, Buffer.from(`${timestamp}|${body}`, "utf8"), key).toString("base64");
+      return { "telnyx-signature-ed25519": signature, "telnyx-timestamp": timestamp };
+    },
+  };
 }

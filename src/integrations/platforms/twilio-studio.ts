@@ -3,6 +3,7 @@ import { readVerstat } from "../../domain/verstat.ts";
 import { objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { basicPassword, bearerMatches, headerCheck, safeEqual, tokenMatches } from "../webhook-credentials.ts";
 import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
+import { analysis, needWebhookSecret, type PlatformSimulation, simulatedMessage } from "./platform-simulation.ts";
 
 // Twilio Studio's HTTP Request widget has no header field: its credential is
 // either Basic in the URL (`https://studio:whsec_…@host/…`, sent once the
@@ -16,6 +17,7 @@ import type { PlatformAdapter, SignedRequest } from "./platform-adapter.ts";
 
 export const twilioStudio: PlatformAdapter = {
   label: "Twilio Studio",
+  simulation: twilioStudioSimulation(),
   signatureHeader: "x-twilio-signature",
   creation: {},
   authenticate(request) {
@@ -107,4 +109,36 @@ function withAndWithoutPort(url: string): string[] {
   const host = authority.replace(/:\d+$/, "");
   const port = scheme.toLowerCase() === "https://" ? ":443" : ":80";
   return [...new Set([url, scheme + host + rest, scheme + host + port + rest])];
+}
+
+/** The Studio flow's HTTP Request widgets as a flow sends them: a form, signed with the account's auth token. */
+function twilioStudioSimulation(): PlatformSimulation {
+  const { form } = simulatedMessage;
+  return {
+    events: {
+      inbound: form("inbound", (call) => ({ event: "inbound", call_sid: call.callId, from: call.from, to: call.to })),
+      progress: form("in-call", (call) => ({ event: "progress", call_sid: call.callId })),
+      end: form("end", (call) => ({
+        event: "end",
+        call_sid: call.callId,
+        from: call.from,
+        to: call.to,
+        ...analysis(call),
+        summary: call.summary,
+      })),
+    },
+    // Twilio signs each widget request with the account's auth token; without it, the Basic credentials that the
+    // "studio url" printed by `integrations create` carries.
+    headers: ({ body, url, webhookSecret, signingSecret }): Record<string, string> =>
+      signingSecret
+        ? { "x-twilio-signature": twilioSignature(signingSecret, url, body) }
+        : { authorization: `Basic ${Buffer.from(`studio:${needWebhookSecret(webhookSecret)}`).toString("base64")}` },
+  };
+}
+
+/** Twilio's request signature as Twilio makes it: HMAC-SHA1 of the URL followed by the form's sorted parameters. */
+function twilioSignature(authToken: string, url: string, formBody: string): string {
+  const params = [...new URLSearchParams(formBody)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const data = url + params.map(([name, value]) => name + value).join("");
+  return createHmac("sha1", authToken).update(data, "utf8").digest("base64");
 }

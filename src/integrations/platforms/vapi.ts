@@ -1,6 +1,15 @@
 import { at, objectAt, stringAt, type WebhookEvent } from "../../domain/webhook-event.ts";
 import { bearerMatches, headerCheck, tokenMatches } from "../webhook-credentials.ts";
 import type { PlatformAdapter } from "./platform-adapter.ts";
+import {
+  analysis,
+  iso,
+  needWebhookSecret,
+  type PlatformSimulation,
+  SIMULATED_CALL_LENGTH_MS,
+  type SimulatedCall,
+  simulatedMessage,
+} from "./platform-simulation.ts";
 
 // Vapi server messages: one server URL receives every message type. The
 // credential is the server secret (x-vapi-secret) or a Bearer credential.
@@ -10,6 +19,7 @@ import type { PlatformAdapter } from "./platform-adapter.ts";
 
 export const vapi: PlatformAdapter = {
   label: "Vapi",
+  simulation: vapiSimulation(),
   creation: { assistantId: "the assistant that answers inbound calls" },
   authenticate({ headers, credentials }) {
     return (
@@ -59,4 +69,55 @@ function structuredOutputFields(message: unknown): Record<string, unknown> {
     if (name !== undefined && result !== undefined && result !== null) fields[name] = result;
   }
   return fields;
+}
+
+/** Vapi's server messages as it sends them; its credential is the server secret, sent as it is. */
+function vapiSimulation(): PlatformSimulation {
+  const { json } = simulatedMessage;
+  return {
+    events: {
+      "assistant-request": json("inbound", (call) => ({
+        message: {
+          type: "assistant-request",
+          timestamp: call.nowMs,
+          call: vapiCall(call, "ringing"),
+          phoneNumber: { number: call.to, provider: "twilio" },
+          customer: { number: call.from },
+        },
+      })),
+      "status-update": json("in-call", (call) => ({
+        message: {
+          type: "status-update",
+          status: "in-progress",
+          timestamp: call.nowMs,
+          call: vapiCall(call, "in-progress"),
+        },
+      })),
+      "end-of-call-report": json("end", (call) => ({
+        message: {
+          type: "end-of-call-report",
+          timestamp: call.nowMs,
+          endedReason: "customer-ended-call",
+          call: vapiCall(call, "ended"),
+          customer: { number: call.from },
+          startedAt: iso(call.nowMs - SIMULATED_CALL_LENGTH_MS),
+          endedAt: iso(call.nowMs),
+          analysis: { summary: call.summary, structuredData: analysis(call), successEvaluation: "true" },
+        },
+      })),
+    },
+    headers: ({ webhookSecret }) => ({ "x-vapi-secret": needWebhookSecret(webhookSecret) }),
+  };
+}
+
+function vapiCall(call: SimulatedCall, status: string) {
+  return {
+    id: call.callId,
+    orgId: "org_simulated",
+    type: "inboundPhoneCall",
+    status,
+    phoneCallProvider: "twilio",
+    phoneCallTransport: "pstn",
+    customer: { number: call.from },
+  };
 }
