@@ -18,6 +18,7 @@ import { strictInput } from "./http/json-codec.ts";
 import { recordOutcome } from "./http/request-pipeline.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import type { AdmissionControl } from "./pipeline/admission-control.ts";
+import { onlyFor } from "./pipeline/method-policy.ts";
 import type { Metrics } from "./pipeline/metrics-registry.ts";
 import type { KeyVerifier, WebhookVerifier } from "./pipeline/verifiers.ts";
 import { ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/admin-service.ts";
@@ -34,7 +35,8 @@ import type { UsageMeter } from "./usage/usage-meter.ts";
 // guards: the wait for admission and their database work are part of the time
 // the caller waits. Platform webhooks are admitted by the triage rather than
 // the admission step: only once their signature is checked can a refusal be
-// answered in the platform's shape. Strict input comes last, after
+// answered in the platform's shape; the triage is applied to the webhook
+// methods only, so an API call never enters it. Strict input comes last, after
 // authentication, so a caller without a valid key learns nothing about valid
 // bodies (401, not 400).
 
@@ -89,13 +91,16 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
       failuresPerMinute: deps.authFailuresPerMinute,
       meter: deps.meter,
     }),
-    webhookTriage({
-      db: deps.db,
-      clock: deps.clock,
-      admission: deps.admission,
-      startBudgetMs: deps.webhookStartBudgetMs,
-      onNoContext: deps.onNoContext,
-    }),
+    onlyFor(
+      "integration",
+      webhookTriage({
+        db: deps.db,
+        clock: deps.clock,
+        admission: deps.admission,
+        startBudgetMs: deps.webhookStartBudgetMs,
+        onNoContext: deps.onNoContext,
+      }),
+    ),
     rateLimitGuard(deps),
     quotaGuard(deps),
     strictInput({
