@@ -6,7 +6,7 @@ import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grp
 import type { FastifyBaseLogger } from "fastify";
 import { headerObject, headersFrom } from "../pipeline/header-conversion.ts";
 import { isUnexpected, publicError } from "../pipeline/public-error.ts";
-import type { RequestObservers } from "../pipeline/request-observers.ts";
+import type { RequestObservers } from "../pipeline/request-scope.ts";
 import { enterMethod } from "../pipeline/request-scope.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";
 import type { EarlyRefusal, RestService } from "./rest-adapter.ts";

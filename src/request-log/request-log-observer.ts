@@ -1,6 +1,6 @@
 import type { Clock } from "../domain/clock.ts";
 import type { RequestLog } from "../pipeline/request-log-sink.ts";
-import type { RequestObserver, RequestRecord } from "../pipeline/request-observers.ts";
+import type { RequestObserver, RequestRecord } from "../pipeline/request-scope.ts";
 import { grpcStatusOf } from "../pipeline/request-scope.ts";
 
 // Which finished requests the Requests page keeps, and in what words: the
