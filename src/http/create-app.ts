@@ -14,7 +14,7 @@ import { earlyRefusal } from "../guards/admission-guard.ts";
 import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
 import { errorResponse, sendError } from "../pipeline/error-response.ts";
 import { attachRequestObservers, createRequestObservers, enterMethod } from "../pipeline/request-scope.ts";
-import { requestLogObserver } from "../request-log/request-log-observer.ts";
+import { requestLogObserver } from "../request-log/request-log.ts";
 import { createAdminService } from "../rpc/admin-service.ts";
 import { createCallerContextService } from "../rpc/caller-context-service.ts";
 import { createCustomerService } from "../rpc/customer-service.ts";
