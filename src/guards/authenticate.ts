@@ -1,13 +1,21 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import type { Clock } from "../domain/clock.ts";
+import { bearerToken, hashSecret, modeOfApiKey } from "../domain/api-key.ts";
+import { type Clock, systemClock } from "../domain/clock.ts";
 import type { RateLimiter } from "../domain/rate-limiter.ts";
+import { isTier } from "../domain/tiers.ts";
 import { integrationKey, peerAddressKey, principalKey } from "../pipeline/context-values.ts";
 import { accessOf } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
-import type { KeyVerifier, WebhookVerifier } from "../pipeline/verifiers.ts";
+import type { KeyVerifier, Verification, WebhookVerifier } from "../pipeline/verifiers.ts";
+import { findKeyByHash } from "../store/api-key-repository.ts";
+import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
+import { createShortLivedCache } from "./short-lived-cache.ts";
 import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE } from "./webhook-verifier.ts";
+
+// Who is calling: the interceptor that asks each method's credential, and the
+// API key verifier it asks (the webhook verifier is webhook-verifier.ts).
 
 export interface AuthenticateOptions {
   readonly keys: KeyVerifier;
@@ -74,5 +82,58 @@ export function authenticate(options: AuthenticateOptions): Interceptor {
     req.contextValues.set(principalKey, verification.principal);
     options.meter?.keyUsed(verification.principal.keyId);
     return next(req);
+  };
+}
+
+export const MISSING_KEY_MESSAGE = "Invalid or missing API key";
+export const REVOKED_KEY_MESSAGE = "API key has been revoked";
+
+/**
+ * Turns an Authorization header into a principal. Lookups are cached for
+ * less than a second; a revocation on this instance clears the cache at once.
+ */
+export function createKeyVerifier(
+  db: Db,
+  monotonicNow: () => number = () => performance.now(),
+  clock: Clock = systemClock,
+): KeyVerifier {
+  const cache = createShortLivedCache<{ verification: Verification; keyEnds?: Date | null }>(monotonicNow);
+  return {
+    async verify(authorization) {
+      const key = bearerToken(authorization);
+      if (key === undefined || modeOfApiKey(key) === undefined) return { ok: false, message: MISSING_KEY_MESSAGE };
+      // Looking up by hash compares hashes in the database index, never the secret itself.
+      const hash = hashSecret(key);
+      const entry = await cache.get(hash, async () => {
+        const row = await findKeyByHash(db, hash);
+        return { verification: toVerification(row), keyEnds: row?.expiresAt };
+      });
+      return expired(entry, clock.now());
+    },
+    forgetAll() {
+      cache.clear();
+    },
+  };
+}
+
+/** A rolled key's old secret is refused like a revoked key once its grace has run out. */
+function expired(entry: { verification: Verification; keyEnds?: Date | null }, now: Date): Verification {
+  if (entry.verification.ok && entry.keyEnds && entry.keyEnds <= now)
+    return { ok: false, message: REVOKED_KEY_MESSAGE };
+  return entry.verification;
+}
+
+function toVerification(row: Awaited<ReturnType<typeof findKeyByHash>>): Verification {
+  if (row === undefined) return { ok: false, message: MISSING_KEY_MESSAGE };
+  if (row.revoked) return { ok: false, message: REVOKED_KEY_MESSAGE };
+  return {
+    ok: true,
+    principal: {
+      tenant: { accountId: row.accountId, mode: row.mode },
+      keyId: row.keyId,
+      billingAccountId: row.billingAccountId,
+      tier: isTier(row.tier) ? row.tier : "free",
+      retentionDays: row.retentionDays,
+    },
   };
 }

@@ -3,7 +3,7 @@ import type { Principal } from "../domain/principal.ts";
 import type { BodyCheck } from "../integrations/platforms/platform-adapter.ts";
 
 // What a credential is checked against: an API key, or a platform webhook's signature. The verifiers
-// themselves (cached lookups) are src/guards/key-verifier.ts and src/guards/webhook-verifier.ts.
+// themselves (cached lookups) are src/guards/authenticate.ts (keys) and src/guards/webhook-verifier.ts.
 
 export type Verification =
   | { readonly ok: true; readonly principal: Principal }
