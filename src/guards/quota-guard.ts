@@ -5,7 +5,7 @@ import type { Bill } from "../calls/call-write.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { billKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
-import { withLimitHeaders, writeLimitHeaders } from "../pipeline/limit-headers.ts";
+import { withLimitHeaders, writeLimitHeaders } from "../pipeline/headers.ts";
 import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
 import { quotaExhausted } from "../pipeline/refusals.ts";
 import { creditsLeft } from "../store/billing/charge.ts";

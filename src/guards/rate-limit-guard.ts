@@ -5,7 +5,7 @@ import type { RateLimiter } from "../domain/rate-limiter.ts";
 import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { completesCallKey, principalKey } from "../pipeline/context-values.ts";
-import { withLimitHeaders } from "../pipeline/limit-headers.ts";
+import { withLimitHeaders } from "../pipeline/headers.ts";
 import { isRateLimited } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
 import { creditsLeft } from "../store/billing/charge.ts";
