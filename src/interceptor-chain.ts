@@ -10,7 +10,7 @@ import { authenticate } from "./guards/authenticate.ts";
 import type { CreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { errorBoundary, implementationErrors } from "./guards/error-boundary.ts";
 import { quotaGuard } from "./guards/quota-guard.ts";
-import { rateLimitGuard } from "./guards/rate-limit-guard.ts";
+import { rateLimitGuard } from "./guards/rate-limit.ts";
 import { webhookTriage } from "./guards/webhook-triage.ts";
 import { strictInput } from "./http/json-codec.ts";
 import { recordOutcome } from "./http/request-pipeline.ts";

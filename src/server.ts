@@ -16,7 +16,7 @@ import { createAdmissionControl, type ProcessPressure, watchProcessPressure } fr
 import { createKeyVerifier } from "./guards/authenticate.ts";
 import { createCreditsLowWatch } from "./guards/credits-low-watch.ts";
 import { createFallbackRateLimiter } from "./guards/fallback-rate-limiter.ts";
-import { createMemoryRateLimiter } from "./guards/rate-limiter.ts";
+import { createMemoryRateLimiter } from "./guards/rate-limit.ts";
 import { reportShedding } from "./guards/shedding-report.ts";
 import { createWebhookVerifier } from "./guards/webhook-verifier.ts";
 import { createApp } from "./http/create-app.ts";

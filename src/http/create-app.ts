@@ -11,7 +11,7 @@ import type { AppContext } from "../context.ts";
 import { dashboardAssets, dashboardFavicon } from "../dashboard/dashboard-assets.ts";
 import { dashboardPlugin } from "../dashboard/dashboard-plugin.ts";
 import { earlyRefusal } from "../guards/admission-guard.ts";
-import { createMemoryRateLimiter } from "../guards/rate-limiter.ts";
+import { createMemoryRateLimiter } from "../guards/rate-limit.ts";
 import { errorResponse, sendError } from "../pipeline/error-response.ts";
 import { attachRequestObservers, createRequestObservers, enterMethod } from "../pipeline/request-scope.ts";
 import { requestLogObserver } from "../request-log/request-log.ts";
