@@ -6,7 +6,7 @@ import type { WebhookVerifier } from "../pipeline/verifiers.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
-import { createShortLivedCache } from "./short-lived-cache.ts";
+import { createShortLivedCache } from "./authenticate.ts";
 
 // Turns a platform webhook into a principal: the integration its URL names,
 // if the request carries that integration's credential the platform's way.
