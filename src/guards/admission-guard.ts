@@ -2,8 +2,8 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
 import { deadlineKey } from "../pipeline/context-values.ts";
-import { effectiveDeadline } from "../pipeline/deadline.ts";
 import { methodPolicyOf } from "../pipeline/method-policy.ts";
+import { effectiveDeadline } from "../pipeline/request-scope.ts";
 import { RETRY_AFTER_SECONDS, retryAfter } from "../pipeline/retry-after.ts";
 
 // The three interceptors that decide whether a call is let in, and for how

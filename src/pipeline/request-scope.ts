@@ -1,8 +1,10 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { type Code, type ContextValues, createContextKey } from "@connectrpc/connect";
 import { codeFromString, codeToString } from "@connectrpc/connect/protocol-connect";
+import { parseTimeout } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyInstance } from "fastify";
 import type { Tier } from "../domain/tiers.ts";
+import { deadlineKey } from "./context-values.ts";
 
 // A request from arrival to report. While it is served, its scope is what the
 // host knows of it and the one place each host writes down what it learned:
@@ -10,6 +12,7 @@ import type { Tier } from "../domain/tiers.ts";
 // it is done, the record read from the scope is reported to the observers:
 // the one completion point of every request, whatever its protocol, each
 // reported exactly once to every observer (the access log is one of them).
+// How long it may take, counted from its arrival, is its deadline (below).
 
 export type Protocol = "rest" | "connect" | "grpc" | "grpc-web" | "http";
 
@@ -152,4 +155,35 @@ export function protocolOf(contentType: string | null | undefined, otherwise: Pr
   if (contentType.startsWith("application/grpc")) return "grpc";
   if (contentType.startsWith("application/connect")) return "connect";
   return otherwise;
+}
+
+// The one place a call's deadline is decided: the earlier of the method's time budget (set by the time
+// budget guard, or by the webhook triage for a platform's inbound call) and the client's own, which gRPC
+// sends as grpc-timeout ("250m", "1S") and the Connect protocol as connect-timeout-ms. A REST client sends
+// neither. Admission, the call's write and the metrics all read it from here.
+
+/**
+ * Epoch ms by which the call must be answered, if anything set one. The client's timeout counts from the
+ * request's arrival, when the client started waiting.
+ */
+export function effectiveDeadline(values: ContextValues, header: Headers): number | undefined {
+  const arrivedAt = values.get(requestScopeKey)?.receivedAt ?? Date.now();
+  return earliest(values.get(deadlineKey), clientDeadline(header, arrivedAt));
+}
+
+/** Epoch ms by which the client stops waiting, if it said; a malformed value is no deadline (Connect answers it). */
+export function clientDeadline(header: Headers, now: number = Date.now()): number | undefined {
+  const grpc = header.get("grpc-timeout");
+  if (grpc !== null) {
+    const { timeoutMs } = parseTimeout(grpc, Number.MAX_SAFE_INTEGER);
+    return timeoutMs === undefined ? undefined : now + timeoutMs;
+  }
+  const connect = Number(header.get("connect-timeout-ms") ?? Number.NaN);
+  return Number.isSafeInteger(connect) && connect > 0 ? now + connect : undefined;
+}
+
+/** The earlier of two deadlines, either of which may be missing. */
+export function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }

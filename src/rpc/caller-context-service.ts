@@ -11,8 +11,8 @@ import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Principal } from "../domain/principal.ts";
 import { billKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
-import { effectiveDeadline } from "../pipeline/deadline.ts";
 import { writeLimitHeaders } from "../pipeline/headers.ts";
+import { effectiveDeadline } from "../pipeline/request-scope.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {
