@@ -7,12 +7,17 @@ import { isTier } from "../domain/tiers.ts";
 import { integrationKey, peerAddressKey, principalKey } from "../pipeline/context-values.ts";
 import { accessOf } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
-import type { KeyVerifier, Verification, WebhookVerifier } from "../pipeline/verifiers.ts";
+import {
+  type KeyVerifier,
+  type Verification,
+  WEBHOOK_BASIC_CHALLENGE,
+  WEBHOOK_REFUSED_MESSAGE,
+  type WebhookVerifier,
+} from "../pipeline/verifiers.ts";
 import { findKeyByHash } from "../store/api-key-repository.ts";
 import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
 import { isAdminAuthorization } from "./admin-token.ts";
-import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE } from "./webhook-verifier.ts";
 
 // Who is calling: the interceptor that asks each method's credential, the
 // API key verifier it asks (the webhook verifier is webhook-verifier.ts), and

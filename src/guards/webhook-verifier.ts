@@ -14,10 +14,6 @@ import { createShortLivedCache } from "./authenticate.ts";
 // cached for less than a second, as API keys are: a platform's inbound
 // webhook then costs no database read before its start.
 
-export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
-/** Sent with every webhook refusal: HTTP clients given `user:pass@` in a URL send it only when challenged. */
-export const WEBHOOK_BASIC_CHALLENGE = 'Basic realm="Caller Context webhooks", charset="UTF-8"';
-
 export function createWebhookVerifier(
   db: Db,
   clock: Clock,
