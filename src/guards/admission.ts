@@ -1,10 +1,11 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { getHeapStatistics } from "node:v8";
+import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "../domain/concurrency-limit.ts";
+import { createQueueDrain } from "../domain/queue-drain.ts";
 import type { Admission, AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
-import { type ConcurrencyLimitOptions, createConcurrencyLimit, createQueueDrain } from "./load-estimates.ts";
 
 // Admission control by deadline, one per instance. At most `limit` calls are
-// in flight (a limit that follows measured latency, load-estimates.ts);
+// in flight (a limit that follows measured latency, src/domain/concurrency-limit.ts);
 // behind them a queue lets calls in first come, first served. A call that
 // finds the limit full joins the queue only if, at the rate the queue has
 // given places lately, its turn comes early enough to do its work before its
@@ -14,7 +15,7 @@ import { type ConcurrencyLimitOptions, createConcurrencyLimit, createQueueDrain 
 // a closed loop of callers or a burst at a quiet instance waits its turn.
 // Overload is an open stream beyond capacity: the queue has stood for longer
 // than a burst takes to arrive (`burstMs`) while calls kept arriving faster
-// than they were let in (load-estimates.ts). Then a call joins only if its wait
+// than they were let in (src/domain/queue-drain.ts). Then a call joins only if its wait
 // is forecast within `queueWaitMs`, so the calls let in stay well inside
 // their budget and the rest are refused within milliseconds
 // (docs/operations.md, Overload). The process pressure it also reads is
