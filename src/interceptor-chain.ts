@@ -5,19 +5,18 @@ import type { NoContextReason } from "./domain/context-variables.ts";
 import type { Integration } from "./domain/integration.ts";
 import type { RateLimiter } from "./domain/rate-limiter.ts";
 import type { MonthlyAllowance } from "./domain/tiers.ts";
-import { admissionGuard } from "./guards/admission-guard.ts";
+import { admissionGuard, readinessGuard, type TimeBudgets, timeBudget } from "./guards/admission-guard.ts";
 import { authenticate } from "./guards/authenticate.ts";
 import { errorBoundary, implementationErrors } from "./guards/error-boundary.ts";
 import type { CreditsLowWatch } from "./guards/quota-guard.ts";
 import { quotaGuard } from "./guards/quota-guard.ts";
-import { rateLimitGuard } from "./guards/rate-limit-guard.ts";
-import { readinessGuard } from "./guards/readiness-guard.ts";
-import { type TimeBudgets, timeBudget } from "./guards/time-budget.ts";
+import { rateLimitGuard } from "./guards/rate-limit.ts";
 import { webhookTriage } from "./guards/webhook-triage.ts";
 import { strictInput } from "./http/json-codec.ts";
 import { recordOutcome } from "./http/request-pipeline.ts";
 import { metricsInterceptor } from "./metrics/metrics-interceptor.ts";
 import type { AdmissionControl } from "./pipeline/admission-control.ts";
+import { onlyFor } from "./pipeline/method-policy.ts";
 import type { Metrics } from "./pipeline/metrics-registry.ts";
 import type { KeyVerifier, WebhookVerifier } from "./pipeline/verifiers.ts";
 import { ADMIN_METHODS_VALIDATED_WITH_DECODE_ISSUES } from "./rpc/admin-service.ts";
@@ -34,7 +33,8 @@ import type { UsageMeter } from "./usage/usage-meter.ts";
 // guards: the wait for admission and their database work are part of the time
 // the caller waits. Platform webhooks are admitted by the triage rather than
 // the admission step: only once their signature is checked can a refusal be
-// answered in the platform's shape. Strict input comes last, after
+// answered in the platform's shape; the triage is applied to the webhook
+// methods only, so an API call never enters it. Strict input comes last, after
 // authentication, so a caller without a valid key learns nothing about valid
 // bodies (401, not 400).
 
@@ -89,13 +89,16 @@ export function createInterceptorChain(deps: InterceptorDependencies): Intercept
       failuresPerMinute: deps.authFailuresPerMinute,
       meter: deps.meter,
     }),
-    webhookTriage({
-      db: deps.db,
-      clock: deps.clock,
-      admission: deps.admission,
-      startBudgetMs: deps.webhookStartBudgetMs,
-      onNoContext: deps.onNoContext,
-    }),
+    onlyFor(
+      "integration",
+      webhookTriage({
+        db: deps.db,
+        clock: deps.clock,
+        admission: deps.admission,
+        startBudgetMs: deps.webhookStartBudgetMs,
+        onNoContext: deps.onNoContext,
+      }),
+    ),
     rateLimitGuard(deps),
     quotaGuard(deps),
     strictInput({

@@ -8,7 +8,7 @@ import type { BenchDatabase } from "../service/bench-database.ts";
 // start answered 200 / OK has its call row, an end answered so has its end
 // recorded, and a start refused by the admission control or answered 503 by
 // its time budget left no row (the budget answers with the write's outcome:
-// src/guards/time-budget.ts).
+// src/guards/admission-guard.ts).
 
 /** The call ids per outcome the client saw; a start or end that failed otherwise is unknown either way. */
 export interface WriteLedger {
@@ -50,7 +50,7 @@ export function recordWrites(driver: CallDriver, ledger: WriteLedger): CallDrive
 }
 
 const CHUNK = 5000;
-/** How the time budget's 503 begins (src/guards/time-budget.ts). */
+/** How the time budget's 503 begins (src/guards/admission-guard.ts). */
 const BUDGET_MESSAGE = "Not answered within";
 
 /** Reads the ledger's calls back; with the embedded database, only once the server has let go of it. */

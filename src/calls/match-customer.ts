@@ -4,8 +4,7 @@ import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import { type Candidate, chooseCandidate, isRecent, type Match } from "../domain/identity-match.ts";
 import { matchableSince } from "../domain/retention.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { type CandidateFacts, findCandidates } from "../store/calls/candidate-query.ts";
-import { identifiersOf } from "../store/calls/link-statements.ts";
+import { type CandidateFacts, findCandidates, identifiersOf } from "../store/calls/caller-identifiers.ts";
 import type { Db } from "../store/database.ts";
 
 /** Whom the hints name: the best customer (undefined when none), or that the caller asked not to be remembered. */

@@ -1,9 +1,11 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { getHeapStatistics } from "node:v8";
+import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "../domain/concurrency-limit.ts";
+import { createQueueDrain } from "../domain/queue-drain.ts";
 import type { Admission, AdmissionControl, ShedReason } from "../pipeline/admission-control.ts";
-import { type ConcurrencyLimitOptions, createConcurrencyLimit } from "./concurrency-limit.ts";
-import { createQueueDrain } from "./queue-drain.ts";
 
 // Admission control by deadline, one per instance. At most `limit` calls are
-// in flight (a limit that follows measured latency, concurrency-limit.ts);
+// in flight (a limit that follows measured latency, src/domain/concurrency-limit.ts);
 // behind them a queue lets calls in first come, first served. A call that
 // finds the limit full joins the queue only if, at the rate the queue has
 // given places lately, its turn comes early enough to do its work before its
@@ -13,10 +15,11 @@ import { createQueueDrain } from "./queue-drain.ts";
 // a closed loop of callers or a burst at a quiet instance waits its turn.
 // Overload is an open stream beyond capacity: the queue has stood for longer
 // than a burst takes to arrive (`burstMs`) while calls kept arriving faster
-// than they were let in (queue-drain.ts). Then a call joins only if its wait
+// than they were let in (src/domain/queue-drain.ts). Then a call joins only if its wait
 // is forecast within `queueWaitMs`, so the calls let in stay well inside
 // their budget and the rest are refused within milliseconds
-// (docs/operations.md, Overload).
+// (docs/operations.md, Overload). The process pressure it also reads is
+// sampled here too (watchProcessPressure, below).
 
 /**
  * After this long with nothing in flight (or nothing queued), what was learnt
@@ -175,6 +178,50 @@ export function createAdmissionControl(options: AdmissionOptions): AdmissionCont
     },
     stats() {
       return { limit: limit.value, inFlight, queued: queue.length, admitted, refused: { ...refused } };
+    },
+  };
+}
+
+// The process's own pressure, sampled every interval as @fastify/under-pressure
+// does, but read by the admission control so that every protocol (including
+// gRPC served straight from the h2c stream, which Fastify's hooks never see)
+// is refused the same way.
+
+export interface ProcessPressureOptions {
+  /** Mean event-loop delay over an interval above which new work is refused; 0: not checked. */
+  readonly maxEventLoopDelayMs: number;
+  /** V8 heap in use above which new work is refused; 0: 90 % of V8's heap limit. */
+  readonly maxHeapUsedBytes: number;
+  readonly sampleIntervalMs?: number;
+}
+
+export interface ProcessPressure {
+  /** Why no new work should start now, or undefined. */
+  reason(): string | undefined;
+  stop(): void;
+}
+
+const RESOLUTION_MS = 10;
+
+export function watchProcessPressure(options: ProcessPressureOptions): ProcessPressure {
+  const maxHeapUsed = options.maxHeapUsedBytes || 0.9 * getHeapStatistics().heap_size_limit;
+  const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  delay.enable();
+  let current: string | undefined;
+  const timer = setInterval(() => {
+    const delayMs = Math.max(0, delay.mean / 1e6 - RESOLUTION_MS);
+    delay.reset();
+    const heapUsed = process.memoryUsage().heapUsed;
+    if (options.maxEventLoopDelayMs > 0 && delayMs > options.maxEventLoopDelayMs) current = "event_loop_delay";
+    else if (heapUsed > maxHeapUsed) current = "heap_used";
+    else current = undefined;
+  }, options.sampleIntervalMs ?? 500);
+  timer.unref();
+  return {
+    reason: () => current,
+    stop() {
+      clearInterval(timer);
+      delay.disable();
     },
   };
 }

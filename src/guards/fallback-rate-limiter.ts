@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { FallbackRateLimiter } from "../domain/rate-limiter.ts";
-import { createMemoryRateLimiter } from "./rate-limiter.ts";
+import { createMemoryRateLimiter } from "./rate-limit.ts";
 import type { SharedRateLimiter } from "./redis-rate-limiter.ts";
 
 // While Redis does not answer, each instance keeps the windows itself: a key

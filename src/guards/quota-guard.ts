@@ -6,7 +6,7 @@ import { creditsLowData } from "../domain/event-types/credits-low.ts";
 import { creditsLowCrossed } from "../domain/events.ts";
 import type { MonthlyAllowance, Tier } from "../domain/tiers.ts";
 import { chargeKey, chargeOutcomeKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
-import { withLimitHeaders, writeLimitHeaders } from "../pipeline/limit-headers.ts";
+import { withLimitHeaders, writeLimitHeaders } from "../pipeline/headers.ts";
 import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
 import { quotaExhausted } from "../pipeline/refusals.ts";
 import { creditsLeft, quotaPeriodOf } from "../store/billing/charge.ts";

@@ -6,17 +6,13 @@ import type { WebhookVerifier } from "../pipeline/verifiers.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Db } from "../store/database.ts";
 import { findIntegrationByWebhookId, type IntegrationWithAccount } from "../store/integration-repository.ts";
-import { createShortLivedCache } from "./short-lived-cache.ts";
+import { createShortLivedCache } from "./authenticate.ts";
 
 // Turns a platform webhook into a principal: the integration its URL names,
 // if the request carries that integration's credential the platform's way.
 // An unknown URL and a bad credential are the same refusal. Lookups are
 // cached for less than a second, as API keys are: a platform's inbound
 // webhook then costs no database read before its start.
-
-export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
-/** Sent with every webhook refusal: HTTP clients given `user:pass@` in a URL send it only when challenged. */
-export const WEBHOOK_BASIC_CHALLENGE = 'Basic realm="Caller Context webhooks", charset="UTF-8"';
 
 export function createWebhookVerifier(
   db: Db,

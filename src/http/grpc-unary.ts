@@ -4,9 +4,9 @@ import { Code, ConnectError, createHandlerContext, createServiceImplSpec, type I
 import { compressedFlag, encodeEnvelope, invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 import { parseTimeout, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import type { FastifyBaseLogger } from "fastify";
-import { headerObject, headersFrom } from "../pipeline/header-conversion.ts";
+import { headerObject, headersFrom } from "../pipeline/headers.ts";
 import { publicError } from "../pipeline/public-error.ts";
-import type { RequestObservers } from "../pipeline/request-observers.ts";
+import type { RequestObservers } from "../pipeline/request-scope.ts";
 import { enterMethod } from "../pipeline/request-scope.ts";
 import { logUnexpected } from "../pipeline/unexpected-errors.ts";
 import { openRequest, requestIdOf } from "./request-pipeline.ts";

@@ -1,11 +1,11 @@
 import type { Readable } from "node:stream";
 import type { FastifyRequest } from "fastify";
-import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE } from "../guards/webhook-verifier.ts";
 import { ignorableType, LARGE_BODY_HEAD_BYTES } from "../integrations/large-webhook.ts";
 import { PLATFORM_ADAPTERS } from "../integrations/platforms/platform-adapters.ts";
 import { body as httpError } from "../pipeline/error-response.ts";
-import { headersFrom } from "../pipeline/header-conversion.ts";
+import { headersFrom } from "../pipeline/headers.ts";
 import type { WebhookVerifier } from "../pipeline/verifiers.ts";
+import { WEBHOOK_BASIC_CHALLENGE, WEBHOOK_REFUSED_MESSAGE } from "../pipeline/verifiers.ts";
 
 /** What a route answers itself for a body past the limit. */
 export interface LargeBodyAnswer {

@@ -2,15 +2,23 @@ import { randomUUID } from "node:crypto";
 import type http from "node:http";
 import type http2 from "node:http2";
 import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
+import type { FastifyBaseLogger } from "fastify";
 import { peerAddressKey, principalKey } from "../pipeline/context-values.ts";
-import type { RequestObservers } from "../pipeline/request-observers.ts";
-import { codeNameOf, enterMethod, protocolOf, type RequestScope, requestScopeKey } from "../pipeline/request-scope.ts";
+import {
+  codeNameOf,
+  enterMethod,
+  protocolOf,
+  type RequestObserver,
+  type RequestObservers,
+  type RequestScope,
+  requestScopeKey,
+} from "../pipeline/request-scope.ts";
 
 // What every request gets on arrival, whatever its protocol: an id (an
 // incoming x-request-id is kept), the client's address, a signal aborted
 // when the client goes away, the context values the interceptors share; and
-// one report when it is done. REST, Connect and both gRPC paths open their
-// requests here.
+// one report when it is done, of which the access log line (below) is the
+// first reader. REST, Connect and both gRPC paths open their requests here.
 
 type RawRequest = http.IncomingMessage | http2.Http2ServerRequest;
 type RawResponse = http.ServerResponse | http2.Http2ServerResponse;
@@ -109,5 +117,43 @@ export function recordOutcome(): Interceptor {
       if (scope !== undefined) enterMethod(scope, { code: ConnectError.from(error).code });
       throw error;
     }
+  };
+}
+
+/**
+ * Paths whose last segment is a one-time secret, logged without it: an invitation, an address confirmation and a
+ * password reset link's token (whoever reads the log could otherwise spend the link before its owner does).
+ */
+const SECRET_SEGMENT_PREFIXES = ["/dashboard/invite/", "/dashboard/verify/", "/dashboard/reset-password/"];
+
+function loggablePath(path: string): string {
+  const prefix = SECRET_SEGMENT_PREFIXES.find((candidate) => path.startsWith(candidate));
+  return prefix === undefined ? path : `${prefix}:token`;
+}
+
+/**
+ * One line per request, with its id: protocol, route or RPC, status, the
+ * Connect/gRPC code, duration and key id. Never a header value, a query
+ * string or a body: a client may put a secret in any of them.
+ */
+export function accessLog(log: FastifyBaseLogger): RequestObserver {
+  return (record) => {
+    log.info(
+      {
+        reqId: record.requestId,
+        protocol: record.protocol,
+        method: record.httpMethod,
+        url: loggablePath(record.path),
+        rpc: record.method === undefined ? undefined : `${record.service}/${record.method}`,
+        route: record.route,
+        status: record.httpStatus,
+        code: record.code,
+        noContext: record.noContext,
+        ms: Math.round(record.durationMs * 10) / 10,
+        keyId: record.keyId,
+        peer: record.peer,
+      },
+      "request",
+    );
   };
 }

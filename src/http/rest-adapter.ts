@@ -18,7 +18,7 @@ import {
   body as httpError,
   sendError as send,
 } from "../pipeline/error-response.ts";
-import { headersFrom, restHeaderObject } from "../pipeline/header-conversion.ts";
+import { headersFrom, restHeaderObject } from "../pipeline/headers.ts";
 import { publicError } from "../pipeline/public-error.ts";
 import { enterMethod } from "../pipeline/request-scope.ts";
 import { logUnexpected } from "../pipeline/unexpected-errors.ts";

@@ -14,7 +14,7 @@ import type { WebhookDeps } from "./webhook-deps.ts";
 /**
  * Waits this much past the budget for a write that is committing, so its context reaches the reply; past it
  * the reply carries none (the call proceeds) whatever the write does. The calls' own budget waits for the
- * write's outcome instead (src/guards/time-budget.ts), since its answer says whether the call was saved.
+ * write's outcome instead (src/guards/admission-guard.ts), since its answer says whether the call was saved.
  */
 export const COMMIT_GRACE_MS = 50;
 

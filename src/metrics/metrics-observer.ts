@@ -1,5 +1,5 @@
 import type { Metrics } from "../pipeline/metrics-registry.ts";
-import type { Protocol, RequestObserver } from "../pipeline/request-observers.ts";
+import type { Protocol, RequestObserver } from "../pipeline/request-scope.ts";
 import { grpcStatusOf } from "../pipeline/request-scope.ts";
 
 // Every request, whatever its protocol, as the request pipeline reports it

@@ -8,7 +8,7 @@ import {
   RateLimitExceededSchema,
   ValidationFailureSchema,
 } from "../../gen/callercontext/v1/errors_pb.ts";
-import { restHeaderObject } from "./header-conversion.ts";
+import { restHeaderObject } from "./headers.ts";
 import { publicError } from "./public-error.ts";
 
 // Any error → the spec's JSON error: {error: <status phrase>, message, ...extra}.

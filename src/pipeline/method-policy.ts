@@ -1,4 +1,5 @@
 import { type DescMethod, getOption } from "@bufbuild/protobuf";
+import type { Interceptor } from "@connectrpc/connect";
 import {
   Access,
   Admission,
@@ -92,4 +93,12 @@ export function reportsQuotaUnbilled(method: DescMethod): boolean {
 export function isBilled(method: DescMethod): boolean {
   const result = accessOf(method);
   return result === "api_key" || result === "integration";
+}
+
+/**
+ * `interceptor` for the methods of one access only: the others go straight on, and the interceptor is not
+ * even applied to them (an API call never enters the webhook triage).
+ */
+export function onlyFor(access: MethodAccess, interceptor: Interceptor): Interceptor {
+  return (next) => (req) => (accessOf(req.method) === access ? interceptor(next)(req) : next(req));
 }

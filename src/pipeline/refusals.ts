@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { QuotaExhaustedSchema, RateLimitExceededSchema } from "../../gen/callercontext/v1/errors_pb.ts";
-import { type Limits, writeLimitHeaders } from "./limit-headers.ts";
+import { type Limits, writeLimitHeaders } from "./headers.ts";
 import { retryAfter, secondsUntil } from "./retry-after.ts";
 
 // The guards' refusals for a limit, with the typed details every protocol

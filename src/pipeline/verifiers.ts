@@ -3,7 +3,12 @@ import type { Principal } from "../domain/principal.ts";
 import type { BodyCheck } from "../integrations/platforms/platform-adapter.ts";
 
 // What a credential is checked against: an API key, or a platform webhook's signature. The verifiers
-// themselves (cached lookups) are src/guards/key-verifier.ts and src/guards/webhook-verifier.ts.
+// themselves (cached lookups) are src/guards/authenticate.ts (keys) and src/guards/webhook-verifier.ts.
+
+/** A refused webhook's message, from the guard and from the host of a body too large to hold alike. */
+export const WEBHOOK_REFUSED_MESSAGE = "Invalid or missing webhook signature";
+/** Sent with every webhook refusal: HTTP clients given `user:pass@` in a URL send it only when challenged. */
+export const WEBHOOK_BASIC_CHALLENGE = 'Basic realm="Caller Context webhooks", charset="UTF-8"';
 
 export type Verification =
   | { readonly ok: true; readonly principal: Principal }

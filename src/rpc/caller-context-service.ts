@@ -12,9 +12,9 @@ import type { AppContext } from "../context.ts";
 import { DomainError } from "../domain/domain-error.ts";
 import type { Principal } from "../domain/principal.ts";
 import { chargeKey, chargeOutcomeKey, decodeIssuesKey, principalKey } from "../pipeline/context-values.ts";
-import { effectiveDeadline } from "../pipeline/deadline.ts";
-import { writeLimitHeaders } from "../pipeline/limit-headers.ts";
+import { writeLimitHeaders } from "../pipeline/headers.ts";
 import { quotaExhausted } from "../pipeline/refusals.ts";
+import { effectiveDeadline } from "../pipeline/request-scope.ts";
 import { getUsage, type UsageSources } from "../usage/get-usage.ts";
 import { callDepsOf } from "../use-case-deps.ts";
 import {

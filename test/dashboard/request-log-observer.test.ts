@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createManualClock } from "../../src/domain/clock.ts";
 import type { RequestLog } from "../../src/pipeline/request-log-sink.ts";
-import type { RequestRecord } from "../../src/pipeline/request-observers.ts";
-import { requestLogObserver } from "../../src/request-log/request-log-observer.ts";
+import type { RequestRecord } from "../../src/pipeline/request-scope.ts";
+import { requestLogObserver } from "../../src/request-log/request-log.ts";
 import type { RequestLogEntry } from "../../src/store/request-log-repository.ts";
 
 // Which finished requests the Requests page keeps, and how each reads.

@@ -27,7 +27,7 @@ import { useTestServer } from "../helpers/test-server-fixture.ts";
 
 // The host uses functions @connectrpc/connect marks "@private, does not
 // follow semantic versioning" (src/http/grpc-unary.ts, rest-adapter.ts,
-// connect-handler-scope.ts, src/pipeline/request-scope.ts, deadline.ts) and
+// connect-handler-scope.ts, src/pipeline/request-scope.ts) and
 // reads Connect's wording of an unreadable message (unreadable-request.ts).
 // The packages are pinned exactly; these tests fail when an upgrade changes
 // what the host relies on, so the upgrade is made knowingly.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
+import { createConcurrencyLimit } from "../../src/domain/concurrency-limit.ts";
 import { type AdmissionOptions, createAdmissionControl, IDLE_RESTART_MS } from "../../src/guards/admission.ts";
-import { createConcurrencyLimit } from "../../src/guards/concurrency-limit.ts";
 import type { Admission, AdmissionRequest } from "../../src/pipeline/admission-control.ts";
 
 // The admission control and its limit on their own, with time moved by hand.

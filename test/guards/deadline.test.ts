@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { clientDeadline, earliest } from "../../src/pipeline/deadline.ts";
+import { clientDeadline, earliest } from "../../src/pipeline/request-scope.ts";
 
 // The client's own deadline as the admission control reads it from the headers.
 

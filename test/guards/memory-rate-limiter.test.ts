@@ -1,5 +1,5 @@
 import { afterEach, expect, test, vi } from "vitest";
-import { createMemoryRateLimiter } from "../../src/guards/rate-limiter.ts";
+import { createMemoryRateLimiter } from "../../src/guards/rate-limit.ts";
 
 // The in-process windows live on the service's clock, the one every caller
 // passes in: their housekeeping must not judge them by the system's time.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { createQueueDrain } from "../../src/guards/queue-drain.ts";
+import { createQueueDrain } from "../../src/domain/queue-drain.ts";
 
 // The admission queue's bookkeeping on its own, with time moved by hand.
 

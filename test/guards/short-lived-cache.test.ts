@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { CREDENTIAL_CACHE_TTL_MS, createShortLivedCache } from "../../src/guards/short-lived-cache.ts";
+import { CREDENTIAL_CACHE_TTL_MS, createShortLivedCache } from "../../src/guards/authenticate.ts";
 
 // The credential cache's rules, on a monotonic clock the test moves.
 

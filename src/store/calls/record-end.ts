@@ -14,8 +14,8 @@ import {
   tenantParameters,
   writeToOutcome,
 } from "./call-statement.ts";
+import { linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
-import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
 /** The writes the charge waits for (writesDone). */
 const ENDED_CHARGED_AFTER = writesDone("claimed", "identifiers", "dialled", "saved_intents", "saved_variables");

@@ -10,6 +10,7 @@ import {
   tenantParameters,
   writeToOutcome,
 } from "./call-statement.ts";
+import { linkIdentifiers } from "./caller-identifiers.ts";
 import {
   type ContextRow,
   type ContextShare,
@@ -17,7 +18,6 @@ import {
   contextColumns,
   contextOf,
 } from "./context-columns.ts";
-import { linkIdentifiers } from "./link-statements.ts";
 
 /** The writes the charge waits for (writesDone). */
 const IDENTIFIED_CHARGED_AFTER = writesDone("seen", "identifiers", "call_number");

@@ -10,6 +10,7 @@ import {
   tenantParameters,
   writeToOutcome,
 } from "./call-statement.ts";
+import { linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
 import {
   type ContextRow,
   type ContextShare,
@@ -17,7 +18,6 @@ import {
   contextColumns,
   contextOf,
 } from "./context-columns.ts";
-import { linkDialledNumber, linkIdentifiers } from "./link-statements.ts";
 
 /** The writes the charge waits for (writesDone). */
 const STARTED_CHARGED_AFTER = writesDone("new_customer", "seen_customer", "identifiers", "dialled");

@@ -2,15 +2,20 @@ import type { Interceptor } from "@connectrpc/connect";
 import type { FastifyBaseLogger } from "fastify";
 import type { Clock } from "../domain/clock.ts";
 import type { RateLimiter } from "../domain/rate-limiter.ts";
+import { decide, inspect } from "../domain/rolling-window.ts";
 import type { MonthlyAllowance } from "../domain/tiers.ts";
 import { BASE_LIMIT_PER_MINUTE, graceLimit } from "../domain/tiers.ts";
 import { completesCallKey, principalKey } from "../pipeline/context-values.ts";
-import { withLimitHeaders } from "../pipeline/limit-headers.ts";
+import { withLimitHeaders } from "../pipeline/headers.ts";
 import { isRateLimited } from "../pipeline/method-policy.ts";
 import { rateLimitExceeded } from "../pipeline/refusals.ts";
 import { creditsLeft } from "../store/billing/charge.ts";
 import type { Db } from "../store/database.ts";
 import type { UsageMeter } from "../usage/usage-meter.ts";
+
+// Rate limiting: the guard that holds each key to its tier's rolling window,
+// and the windows kept in this process (the limiter of a single instance, of
+// failed authentications, and of an instance whose Redis does not answer).
 
 export interface RateLimitGuardOptions {
   readonly db: Db;
@@ -64,4 +69,37 @@ export function rateLimitGuard(options: RateLimitGuardOptions): Interceptor {
     }
     return withLimitHeaders({ rateLimit }, () => next(req));
   };
+}
+
+/** Windows of this process only: right for a single instance. */
+export function createMemoryRateLimiter(): RateLimiter {
+  const windows = new Map<string, number[]>();
+  // The windows' own time: the latest moment a caller's clock gave, never the system's.
+  let latestMs = Number.NEGATIVE_INFINITY;
+  // Drop windows that emptied, so keys seen once do not stay forever.
+  const sweep = setInterval(() => {
+    for (const [key, hits] of windows) if (decideEmpty(hits, latestMs)) windows.delete(key);
+  }, 60_000);
+  sweep.unref();
+  return {
+    async hit(key, max, nowMs) {
+      if (nowMs > latestMs) latestMs = nowMs;
+      let hits = windows.get(key);
+      if (hits === undefined) {
+        hits = [];
+        windows.set(key, hits);
+      }
+      return decide(hits, nowMs, max);
+    },
+    async peek(key, nowMs) {
+      return inspect(windows.get(key) ?? [], nowMs);
+    },
+    async close() {
+      clearInterval(sweep);
+    },
+  };
+}
+
+function decideEmpty(hits: number[], nowMs: number): boolean {
+  return hits.length === 0 || hits[hits.length - 1] <= nowMs - 60_000;
 }

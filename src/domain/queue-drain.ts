@@ -1,7 +1,7 @@
 // What the admission queue has shown lately: how fast it hands out places,
 // since when it has stood, and whether calls arrive faster than they are let
 // in. Pure bookkeeping with an injected clock; the admission control
-// (admission.ts) decides with it.
+// (src/guards/admission.ts) decides with it.
 
 /** Time constant of the arrival and admission rates. */
 const RATE_WINDOW_MS = 1000;
