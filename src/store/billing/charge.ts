@@ -16,12 +16,23 @@ const SLOT_EMPTIED = "CC40S";
 /** What `credits_left` holds when the charge took its credit from its own slot and read no other. */
 export const NOT_COUNTED = -1;
 
+/** The account's monthly allowance, read at most once per statement by the charge's CTEs (chargeCtes). */
+const CHARGE_ALLOWANCE = sql<number>`(select credits from charge_allowance)`;
+/** Always true, once the writes the charge follows have run (chargeCtes, writesDone). */
+const CHARGE_AFTER = sql<boolean>`(select done from charge_after)`;
+
 /**
- * The CTEs `own_slot`, `other_slot` and `charged`: takes one credit from one
- * of the account's slots (renewing it first when a new month has begun) when
- * `when` holds, after the writes `afterWrites` names (built once by
- * writesDone). `charged` has a row when a credit was taken, its
- * `credits_left` about the credits left, or NOT_COUNTED.
+ * The CTEs `charge_allowance`, `charge_after`, `own_slot`, `other_slot` and
+ * `charged`: takes one credit from one of the account's slots (renewing it
+ * first when a new month has begun) when `when` holds, after the writes
+ * `afterWrites` names (built once by writesDone). `charged` has a row when a
+ * credit was taken, its `credits_left` about the credits left, or NOT_COUNTED.
+ *
+ * The allowance and the wait for the writes are each one CTE that every part
+ * of the charge reads (CHARGE_ALLOWANCE, CHARGE_AFTER). PostgreSQL sets up
+ * every node of a statement's plan on each execution, run or not: written
+ * where each part needs it, the allowance was twelve index scans of
+ * `accounts` set up per call, and run only in a month's first calls.
  *
  * The charge goes to one slot by key first, a random one so concurrent calls
  * spread over the slots: one index probe and one row, whatever the account's
@@ -41,19 +52,22 @@ export function chargeCtes(
   if (charge === undefined) return sql`charged as (select null::integer as credits_left where false)`;
   const accountId = accountParameter(charge);
   const period = periodParameter(now);
-  const allowance = allowanceOf(accountId, charge.allowance);
   const ownSlot = sql.val(firstSlotToTry());
-  const take = sql`remaining = ${slotCredits("q", period, allowance)} - 1, period = greatest(q.period, ${period})`;
+  const take = sql`remaining = ${slotCredits("q", period, CHARGE_ALLOWANCE)} - 1, period = greatest(q.period, ${period})`;
   return sql`
+    charge_allowance as (
+      select ${tierAllowance(sql`tier`, charge.allowance)} as credits from accounts where id = ${accountId}
+    ),
+    charge_after as (select ${afterWrites} as done),
     own_slot as (
       update quota_slots q set ${take}
       where q.account_id = ${accountId} and q.slot = ${ownSlot}
-        and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
+        and ${slotCredits("q", period, CHARGE_ALLOWANCE)} > 0 and ${when} and ${CHARGE_AFTER}
       returning 1
     ),
     other_slot as (
       with slots as materialized (
-        select s.slot, ${slotCredits("s", period, allowance)} as credits
+        select s.slot, ${slotCredits("s", period, CHARGE_ALLOWANCE)} as credits
         from quota_slots s
         where s.account_id = ${accountId} and not exists (select 1 from own_slot) and ${when}
       )
@@ -63,7 +77,7 @@ export function chargeCtes(
           order by slot > ${ownSlot} desc, slot
           limit 1
         )
-        and ${slotCredits("q", period, allowance)} > 0 and ${when} and ${afterWrites}
+        and ${slotCredits("q", period, CHARGE_ALLOWANCE)} > 0 and ${when} and ${CHARGE_AFTER}
       returning q.remaining + (select coalesce(sum(credits), 0)::int from slots where slot <> q.slot) as credits_left
     ),
     charged as (
@@ -74,11 +88,11 @@ export function chargeCtes(
   `;
 }
 
-/** Whether the account had a credit in any slot in the statement's snapshot. */
+/** Whether the account had a credit in any slot in the statement's snapshot (a statement with chargeCtes). */
 function hadCredit(charge: Charge, now: Date): RawBuilder<boolean> {
   const accountId = accountParameter(charge);
   return sql<boolean>`exists (select 1 from quota_slots s
-    where s.account_id = ${accountId} and ${slotCredits("s", periodParameter(now), allowanceOf(accountId, charge.allowance))} > 0)`;
+    where s.account_id = ${accountId} and ${slotCredits("s", periodParameter(now), CHARGE_ALLOWANCE)} > 0)`;
 }
 
 /** The charged account as one parameter of every part of the statement that names it (compileOnce). */
