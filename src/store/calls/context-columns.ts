@@ -86,6 +86,11 @@ export function contextOf(row: ContextRow): CustomerContext {
   };
 }
 
+/** The context of a start that shares none (a new caller, or one the match says to ignore): what the columns read then. */
+export function noContext(): CustomerContext {
+  return { openIntents: [], variables: {}, heldBackVariables: [], recentCalls: [] };
+}
+
 export interface CustomerContext {
   readonly openIntents: OpenIntent[];
   readonly variables: Record<string, StoredVariable>;

@@ -87,20 +87,9 @@ export async function recordEnd(
     const written = await writeToOutcome(
       db,
       sql<{ result: string; credits_left: number | null }>`
-      with target as (
-        select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
-        union all
-        select c.id from customer_aliases a join customers c on c.id = a.customer_id
-        where a.alias_id = ${ref}::uuid and a.account_id = ${accountId} and a.mode = ${mode}
-          and c.account_id = ${accountId} and c.mode = ${mode}
-        limit 1
-      ),
-      owner as (
+      with owner as (
         select id from customers
-        where id = case when ${ref}::uuid is null then (
-            select customer_id from calls
-            where account_id = ${accountId} and mode = ${mode} and call_id = ${record.callId} and call_end is null
-          ) else (select id from target) end
+        where id = (${ref === null ? customerOfOpenCall(tenant, record.callId) : customerNamed(tenant, ref)})
           and account_id = ${accountId} and mode = ${mode}
         for key share
       ),
@@ -110,7 +99,7 @@ export async function recordEnd(
           summary = ${record.summary ?? null}::text, intents = ${callIntents(record)}::jsonb
         where calls.account_id = ${accountId} and calls.mode = ${mode} and calls.call_id = ${record.callId}
           and calls.call_end is null and calls.customer_id is not null and exists (select 1 from owner)
-          and (${ref}::uuid is not null or calls.customer_id = (select id from owner))
+          ${ref === null ? sql`and calls.customer_id = (select id from owner)` : sql``}
         returning calls.call_start, calls.customer_id
       ),
       result as (${endResult(record)}),
@@ -182,6 +171,26 @@ export async function recordEnd(
     if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true };
     throw error;
   }
+}
+
+/** The customer the open call `callId` was started for, as a scalar subquery (an end that names no customer). */
+function customerOfOpenCall(tenant: Tenant, callId: string): RawBuilder<string | null> {
+  const { accountId, mode } = tenantParameters(tenant);
+  return sql`
+    select customer_id from calls
+    where account_id = ${accountId} and mode = ${mode} and call_id = ${callId} and call_end is null`;
+}
+
+/** The customer `ref` names, or the survivor it is the alias of, as a scalar subquery. */
+function customerNamed(tenant: Tenant, ref: string): RawBuilder<string | null> {
+  const { accountId, mode } = tenantParameters(tenant);
+  return sql`
+    select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
+    union all
+    select c.id from customer_aliases a join customers c on c.id = a.customer_id
+    where a.alias_id = ${ref}::uuid and a.account_id = ${accountId} and a.mode = ${mode}
+      and c.account_id = ${accountId} and c.mode = ${mode}
+    limit 1`;
 }
 
 /** The intents the end saved, kept on the call row beside its summary; null when none. */

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
@@ -17,10 +17,11 @@ import {
   type CustomerContext,
   contextColumns,
   contextOf,
+  noContext,
 } from "./context-columns.ts";
 
 /** The writes the charge waits for (writesDone). */
-const STARTED_CHARGED_AFTER = writesDone("new_customer", "seen_customer", "identifiers", "dialled");
+const STARTED_CHARGED_AFTER = writesDone("customer", "identifiers", "dialled");
 
 /**
  * What a call_id started again (its earlier call more than 30 days old) no longer holds of that call: the
@@ -51,6 +52,11 @@ export type StartWrite =
  * is refused. Customers are created with the call; identifiers and the
  * dialled number are linked to the customer; the customer's last call moves
  * to now; the start is billed, or undone when no credit is left.
+ *
+ * What is known before the statement is decided in its text, not by a
+ * parameter: a new customer is inserted and a known one updated, and a start
+ * that shares no context reads none. PostgreSQL sets up every node of a plan
+ * on each execution, the parts a parameter turns off included.
  */
 export async function recordStart(
   db: Db,
@@ -74,22 +80,13 @@ export async function recordStart(
         where calls.call_start < ${record.reusableBefore}
       returning call_id
     ),
-    new_customer as (
-      insert into customers (id, account_id, mode, created_at, last_call_at)
-      select ${customerId}, ${accountId}, ${mode}, ${now}, ${now} from call where ${record.newCustomer}
-      returning 1
-    ),
-    seen_customer as (
-      update customers set last_call_at = ${now}
-      where id = ${customerId} and not ${record.newCustomer} and exists (select 1 from call)
-      returning 1
-    ),
+    customer as (${customerWrite(tenant, record)}),
     identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
     dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
     ${chargeCtes(charge, now, started, STARTED_CHARGED_AFTER)}
     select
       ${started} as started,
-      ${contextColumns(customerId, now, record.share)},
+      ${record.share.readContext ? sql`${contextColumns(customerId, now, record.share)},` : sql``}
       ${creditsLeftColumn(charge, now, started)} as credits_left,
       ${deadlineColumn(statement.deadline)} as deadline_check
   `,
@@ -98,5 +95,21 @@ export async function recordStart(
   if ("refused" in written) return written;
   const row = written.rows[0];
   if (!row.started) return { started: false };
-  return { started: true, creditsLeft: row.credits_left, ...contextOf(row) };
+  return { started: true, creditsLeft: row.credits_left, ...(record.share.readContext ? contextOf(row) : noContext()) };
+}
+
+/** The body of the CTE `customer`, once `call` was written: a new customer inserted, or a known one's last call moved. */
+function customerWrite(tenant: Tenant, record: StartRecord): RawBuilder<unknown> {
+  const { accountId, mode } = tenantParameters(tenant);
+  const { customerId, now } = record;
+  if (record.newCustomer) {
+    return sql`
+      insert into customers (id, account_id, mode, created_at, last_call_at)
+      select ${customerId}, ${accountId}, ${mode}, ${now}, ${now} from call
+      returning 1`;
+  }
+  return sql`
+      update customers set last_call_at = ${now}
+      where id = ${customerId} and exists (select 1 from call)
+      returning 1`;
 }
