@@ -8,7 +8,7 @@ import type { MonthlyAllowance, Tier } from "../domain/tiers.ts";
 import { chargeKey, chargeOutcomeKey, completesCallKey, principalKey } from "../pipeline/context-values.ts";
 import { withLimitHeaders, writeLimitHeaders } from "../pipeline/headers.ts";
 import { isBilled, reportsQuotaUnbilled } from "../pipeline/method-policy.ts";
-import { quotaExhausted } from "../pipeline/refusals.ts";
+import { limitOf, quotaExhausted } from "../pipeline/refusals.ts";
 import { creditsLeft, quotaPeriodOf } from "../store/billing/charge.ts";
 import { noticeCreditsLow } from "../store/billing/credits-low.ts";
 import type { Db } from "../store/database.ts";
@@ -130,6 +130,11 @@ export function quotaGuard(options: QuotaGuardOptions): Interceptor {
         req.contextValues.delete(chargeKey);
         req.contextValues.delete(chargeOutcomeKey);
         return unbilled();
+      }
+      // The method answered the refusal itself (billedAnswer): counted here, not built again.
+      if (refused && limitOf(error) === "quota_exhausted") {
+        options.meter?.refused(principal.tenant, "quota");
+        throw error;
       }
       if (refused) throw exhausted();
       if (error instanceof ConnectError) writeLimitHeaders(error.metadata, { quotaRemaining: before });

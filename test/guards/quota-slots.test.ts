@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { QUOTA_SLOTS } from "../../src/domain/quota-slots.ts";
 import { quotaPeriodOf } from "../../src/store/billing/charge.ts";
+import { listUsageDays } from "../../src/store/billing/usage-repository.ts";
 import { quotaOf, setQuota } from "../helpers/admin-client.ts";
 import { type CallClient, countStatuses, createCallClient, startBody, TRANSPORTS } from "../helpers/call-client.ts";
 import { placeCredits, slotsOf } from "../helpers/quota-slots.ts";
@@ -76,6 +77,12 @@ describe("near zero the quota is exact whichever slots hold the credits", () => 
     }
     expect(await quotaOf(server.url, accountId)).toBe(0);
     expect((await slotsOf(db(), accountId)).every((slot) => slot.remaining === 0)).toBe(true);
+    // Every refusal counted once in the account's usage: those the quota guard answered before the call, and those
+    // whose statement found the credits gone, which the method answered.
+    await server.context.meter.flush();
+    const days = await listUsageDays(db(), accountId, "2000-01-01");
+    expect(days.reduce((sum, day) => sum + day.refusedQuota, 0)).toBe(33);
+    expect(days.reduce((sum, day) => sum + day.billed, 0)).toBe(7);
   });
 
   test("the last credit is found in whichever slot holds it: a single start gets 200, for every slot", async () => {
