@@ -16,7 +16,7 @@ const CALLS = 200;
 /** The share of ends that must be HOT (see below). */
 const HOT_AT_LEAST = 0.75;
 /** Rounds of ends tried before judging (see below). */
-const ROUNDS = 3;
+const ROUNDS = 8;
 let opened: MigratedTestDatabase;
 let database: Database;
 
@@ -71,7 +71,8 @@ describe("an end without a summary", () => {
     // Once a page's free room is used, an end finds room only by pruning the dead versions before it, and a page
     // is pruned only when no other process holds it. On a server busy with other work the checkpointer and the
     // background writer hold pages often (every dropped database asks for a checkpoint), so one round of ends
-    // there made 120 of 200 HOT and the next 165; a quiet server makes 200. The best of three rounds is judged.
+    // there made 120 of 200 HOT and the next 165, and three rounds in a row made at most 135 once; a quiet server
+    // makes 200. The best of up to eight rounds is judged, each on fresh rows.
     // A broken rule fails every round: with call_end a key of an index none is HOT, at a fill factor of 85 at most 140.
     const rounds: { updated: number; hot: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
