@@ -6,17 +6,42 @@ import type { Db } from "./database.ts";
 
 /**
  * Customers whose last call is older than their account's retention. A pass reads the table (last_call_at is
- * not indexed, so that a start's update of it is HOT: migration 0008), joined to the accounts by primary key.
+ * not indexed, so that a start's update of it is HOT: migration 0008) and the accounts once each, joined by
+ * hash: whatever the statistics said when the plan was made (docs/architecture.md, "The sweep joins by hash").
+ * The rows found are deleted by ctid from an array, a TID scan that needs no join of its own.
  */
 export async function deleteStaleCustomers(db: Db, now: Date, limit: number): Promise<number> {
-  const result = await sql`
-    delete from customers where ctid in (
-      select c.ctid from customers c join accounts a on a.id = c.account_id
-      where c.last_call_at < ${now}::timestamptz - make_interval(days => a.context_retention_days)
-      limit ${limit}
-    )
-  `.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+  return withHashJoinsOnly(db, async () => {
+    const result = await sql`
+      delete from customers where ctid = any(array(
+        select c.ctid from customers c join accounts a on a.id = c.account_id
+        where c.last_call_at < ${now}::timestamptz - make_interval(days => a.context_retention_days)
+        limit ${limit}
+      ))
+    `.execute(db);
+    return Number(result.numAffectedRows ?? 0n);
+  });
+}
+
+/**
+ * Runs `work` with nested-loop and merge joins priced as a last resort, for the rest of the transaction `db` is
+ * in, then puts the settings back. A plan made while the customers were few joins each customer row to its
+ * account by an index probe (or, among many accounts, to every account): a sweep of 100,000 customers then
+ * probed the accounts 100,000 times. By hash, each table is read once, however many rows the plan expected.
+ */
+async function withHashJoinsOnly<T>(db: Db, work: () => Promise<T>): Promise<T> {
+  // The select list is evaluated in order: the settings are read before they are changed.
+  const { rows } = await sql<{ nestloop: string; mergejoin: string }>`
+    select current_setting('enable_nestloop') as nestloop, current_setting('enable_mergejoin') as mergejoin,
+      set_config('enable_nestloop', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(db);
+  const result = await work();
+  const before = rows[0];
+  if (before !== undefined) {
+    await sql`
+      select set_config('enable_nestloop', ${before.nestloop}, true),
+        set_config('enable_mergejoin', ${before.mergejoin}, true)`.execute(db);
+  }
+  return result;
 }
 
 export async function deleteOldCalls(db: Db, startedBefore: Date, limit: number): Promise<number> {
