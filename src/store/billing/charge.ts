@@ -55,9 +55,7 @@ export function chargeCtes(
   const ownSlot = sql.val(firstSlotToTry());
   const take = sql`remaining = ${slotCredits("q", period, CHARGE_ALLOWANCE)} - 1, period = greatest(q.period, ${period})`;
   return sql`
-    charge_allowance as (
-      select ${tierAllowance(sql`tier`, charge.allowance)} as credits from accounts where id = ${accountId}
-    ),
+    charge_allowance as (select ${allowanceOf(accountId, charge.allowance)} as credits),
     charge_after as (select ${afterWrites} as done),
     own_slot as (
       update quota_slots q set ${take}
