@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import type { Db } from "../../src/store/database.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -144,19 +145,9 @@ describe.each([
   }
 
   async function blocksOf(operation: () => Promise<unknown>): Promise<number> {
-    const before = await blocksTouched();
+    const before = await readBlocksTouched(db);
     await operation();
-    return (await blocksTouched()) - before;
-  }
-
-  /** Blocks the database touched (hit or read) so far, with the one connection's counts flushed first. */
-  async function blocksTouched(): Promise<number> {
-    await sql`select pg_stat_force_next_flush()`.execute(db);
-    const { rows } = await sql<{ blocks: string }>`
-      select (blks_hit + blks_read)::text as blocks from pg_stat_database where datname = current_database()`.execute(
-      db,
-    );
-    return Number(rows[0]?.blocks);
+    return (await readBlocksTouched(db)) - before;
   }
 
   test.each(["knownStart", "identify", "end", "newStart"] as const)(

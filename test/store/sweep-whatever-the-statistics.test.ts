@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import type { Db } from "../../src/store/database.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
@@ -58,9 +59,9 @@ describe.each([
   }
 
   async function sweepMeasured(): Promise<{ blocks: number; swept: number }> {
-    const before = await blocksTouched();
+    const before = await readBlocksTouched(db);
     const result = await sweepOnce(db, new Date(), 1000, server.config.monthlyQuota);
-    const blocks = (await blocksTouched()) - before;
+    const blocks = (await readBlocksTouched(db)) - before;
     return { blocks, swept: result?.customers ?? Number.NaN };
   }
 
@@ -68,16 +69,6 @@ describe.each([
     const { rows } = await sql<{ pages: string }>`
       select (pg_relation_size('customers') / current_setting('block_size')::int)::text as pages`.execute(db);
     return Number(rows[0]?.pages);
-  }
-
-  /** Blocks the database touched (hit or read) so far, with the one connection's counts flushed first. */
-  async function blocksTouched(): Promise<number> {
-    await sql`select pg_stat_force_next_flush()`.execute(db);
-    const { rows } = await sql<{ blocks: string }>`
-      select (blks_hit + blks_read)::text as blocks from pg_stat_database where datname = current_database()`.execute(
-      db,
-    );
-    return Number(rows[0]?.blocks);
   }
 
   test("deletes the customers past their retention, and only those", () => {
