@@ -25,24 +25,19 @@ export async function deleteStaleCustomers(db: Db, now: Date, limit: number): Pr
 
 /**
  * Runs `work` with nested-loop and merge joins priced as a last resort, for the rest of the transaction `db` is
- * in, then puts the settings back. A plan made while the customers were few joins each customer row to its
- * account by an index probe (or, among many accounts, to every account): a sweep of 100,000 customers then
- * probed the accounts 100,000 times. By hash, each table is read once, however many rows the plan expected.
+ * in, then puts them back to the session's own values. A plan made while the customers were few joins each
+ * customer row to its account by an index probe (or, among many accounts, to every account): a sweep of 100,000
+ * customers then probed the accounts 100,000 times. By hash, each table is read once, however many rows the
+ * plan expected.
  */
 async function withHashJoinsOnly<T>(db: Db, work: () => Promise<T>): Promise<T> {
-  // The select list is evaluated in order: the settings are read before they are changed.
-  const { rows } = await sql<{ nestloop: string; mergejoin: string }>`
-    select current_setting('enable_nestloop') as nestloop, current_setting('enable_mergejoin') as mergejoin,
-      set_config('enable_nestloop', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(db);
+  await sql`select set_config(name, 'off', true) from pg_settings where name in ${HASH_ONLY_OFF}`.execute(db);
   const result = await work();
-  const before = rows[0];
-  if (before !== undefined) {
-    await sql`
-      select set_config('enable_nestloop', ${before.nestloop}, true),
-        set_config('enable_mergejoin', ${before.mergejoin}, true)`.execute(db);
-  }
+  await sql`select set_config(name, reset_val, true) from pg_settings where name in ${HASH_ONLY_OFF}`.execute(db);
   return result;
 }
+
+const HASH_ONLY_OFF = sql`('enable_nestloop', 'enable_mergejoin')`;
 
 export async function deleteOldCalls(db: Db, startedBefore: Date, limit: number): Promise<number> {
   await summarizeNewRanges(db, "calls_call_start");
