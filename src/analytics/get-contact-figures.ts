@@ -76,7 +76,7 @@ export async function getContactFigures(
     byDay: days.map((day) => ({ day, figures: overallOf(byDay.filter((r) => r.key === day)) })),
     openIssues,
     repeatWindowDays: windowDays ?? 0,
-    countedThrough: progress?.cursor.endedAt,
+    countedThrough: progress?.countedThrough,
   };
 }
 

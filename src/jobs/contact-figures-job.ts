@@ -9,27 +9,30 @@ import {
 import { addDayCounts, type DayCountsKey } from "../store/contact-figures/day-counts.ts";
 import {
   type EndedCallRow,
-  endedCallsAfter,
-  firstCursor,
   readProgress,
+  takeEndedCalls,
+  vacuumQueue,
   writeProgress,
 } from "../store/contact-figures/ended-calls.ts";
 import type { Db } from "../store/database.ts";
 import { withSweepLock } from "../store/retention-repository.ts";
 import { type RepeatingPass, startRepeatingPass } from "./repeating-pass.ts";
 
-// Counts the ended calls into the contact figures (docs/analytics.md), off the call's path: an end writes
-// nothing more for them. Each batch moves the counts, the customers' kept figures and the cursor in one
-// transaction under an advisory lock, so several instances never count a call twice and a failed batch counts
-// nothing.
+// Counts the ended calls into the contact figures (docs/analytics.md), off the call's path: an end only queues
+// its call's key. Each batch takes the oldest ends off the queue and moves the counts, the customers' kept figures
+// and the progress in one transaction under an advisory lock, so several instances never count a call twice and
+// a failed batch counts nothing (its ends stay queued).
 
 const FIGURES_LOCK_ID = 0x63_63_66_67; // "ccfg"
-/** Only calls ended this long ago are read: every end with an earlier end time has committed (or undone itself). */
+/**
+ * Only calls ended this long ago are taken: by then every end with an earlier end time has committed (or undone
+ * itself), so a customer's calls are counted in the order they ended.
+ */
 export const SETTLE_MS = 10_000;
-/** How far past the cursor one batch looks: a backlog is walked in steps, each reading a bounded range. */
-const STEP_MS = 6 * 60 * 60 * 1000;
 
 export interface CountResult {
+  /** Ends taken off the queue, counted or not (src/store/contact-figures/ended-calls.ts). */
+  readonly taken: number;
   readonly counted: number;
   /** Every call ended before `now` less the settling time is counted. */
   readonly caughtUp: boolean;
@@ -39,23 +42,18 @@ export interface CountResult {
 export function countEndedCalls(db: Db, now: Date, batchSize: number): Promise<CountResult | undefined> {
   return withSweepLock(db, FIGURES_LOCK_ID, async (trx) => {
     const progress = await readProgress(trx);
-    const settled = now.getTime() - SETTLE_MS;
-    const cursor = progress?.cursor ?? (await firstCursor(trx, new Date(settled)));
-    const upTo = new Date(Math.min(settled, cursor.endedAt.getTime() + STEP_MS));
-    if (upTo.getTime() < cursor.endedAt.getTime()) return { counted: 0, caughtUp: true };
-    const calls = await endedCallsAfter(trx, cursor, upTo, batchSize);
-    await countCalls(trx, calls);
-    const full = calls.length === batchSize;
-    const last = calls.at(-1);
-    const caughtUp = !full && upTo.getTime() === settled;
+    const settled = new Date(now.getTime() - SETTLE_MS);
+    const ends = await takeEndedCalls(trx, settled, batchSize);
+    await countCalls(trx, ends.calls);
+    const caughtUp = ends.taken < batchSize;
+    // A full batch may have left ends of its last end time queued: the calls ended before it are counted.
+    const reached = caughtUp ? settled : (ends.lastEnd ?? settled);
+    const before = progress?.countedThrough;
     await writeProgress(trx, {
-      cursor:
-        full && last
-          ? { endedAt: last.call_end, call: { accountId: last.account_id, mode: last.mode, callId: last.call_id } }
-          : { endedAt: upTo },
+      countedThrough: before && before > reached ? before : reached,
       caughtUpAt: caughtUp ? now : progress?.caughtUpAt,
     });
-    return { counted: calls.length, caughtUp };
+    return { taken: ends.taken, counted: ends.calls.length, caughtUp };
   });
 }
 
@@ -105,17 +103,20 @@ const MAX_BATCHES = 100;
 
 export type ContactFiguresJob = RepeatingPass;
 
-/** Counts every `intervalMs`, batch after batch while calls are left. */
+/** Counts every `intervalMs`, batch after batch while calls are left, then vacuums the queue it took from. */
 export function startContactFiguresJob(
   db: Db,
   clock: Clock,
   options: { intervalMs: number; batchSize: number; onError: (error: unknown) => void },
 ): ContactFiguresJob {
   const pass = async (stopping: () => boolean) => {
+    let taken = 0;
     for (let batch = 0; batch < MAX_BATCHES && !stopping(); batch++) {
       const result = await countEndedCalls(db, clock.now(), options.batchSize);
-      if (result === undefined || result.caughtUp) return;
+      taken += result?.taken ?? 0;
+      if (result === undefined || result.caughtUp) break;
     }
+    if (taken > 0) await vacuumQueue(db);
   };
   return startRepeatingPass(options.intervalMs, pass, options.onError);
 }

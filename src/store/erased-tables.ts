@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import type { Db } from "./database.ts";
+import { vacuumTables } from "./vacuum.ts";
 
 // The tables an erasure leaves dead versions of the customer in, and the statements that remove them from the
 // disk; when they run is src/jobs/erasure-compaction.ts's decision.
@@ -20,19 +20,7 @@ const TABLES = [
   "event_deliveries",
 ];
 
-/**
- * A vacuum of those tables (VACUUM FULL rewrites them into new files), then a checkpoint. On one connection,
- * outside any transaction (VACUUM refuses one), without the statement timeout calls have: a vacuum of large
- * tables may take longer.
- */
+/** A vacuum of those tables (VACUUM FULL rewrites them into new files), then a checkpoint. */
 export function compactErasedTables(db: Db, vacuum: "full" | "plain"): Promise<void> {
-  return db.connection().execute(async (connection) => {
-    await sql`set statement_timeout = 0`.execute(connection);
-    try {
-      await sql.raw(`vacuum ${vacuum === "full" ? "full " : ""}${TABLES.join(", ")}`).execute(connection);
-      await sql`checkpoint`.execute(connection);
-    } finally {
-      await sql`reset statement_timeout`.execute(connection);
-    }
-  });
+  return vacuumTables(db, TABLES, { full: vacuum === "full", checkpoint: true });
 }

@@ -163,8 +163,7 @@ describe("contact figures: the job's incremental counts equal the figures from s
           const db = server.context.database.db;
           const { accountId } = await createAccountWithKey(server.url);
           await sql`update accounts set repeat_window_days = ${windowDays} where id = ${accountId}`.execute(db);
-          // The job's cursor is global: each history starts it afresh, before the history's first call.
-          await sql`delete from contact_figures_progress`.execute(db);
+          // The days counted are the service's, whatever the account: each history starts them afresh.
           await sql`delete from contact_figures_days`.execute(db);
           const customers = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
           for (const id of customers) {
@@ -180,14 +179,15 @@ describe("contact figures: the job's incremental counts equal the figures from s
             }
           };
           const byEnd = [...calls].sort((a, b) => a.end - b.end);
-          const firstRunAt = (byEnd[0]?.end ?? 0) - 60_000;
-          await run(firstRunAt);
           for (const [n, call] of byEnd.entries()) {
             await sql`insert into calls (account_id, mode, call_id, customer_id, call_start, call_end, intents)
               values (${accountId}, 'test', ${call.callId}, ${customers[call.customer]}, ${new Date(call.start)},
                 ${new Date(call.end)}, ${call.intents.length ? JSON.stringify(call.intents) : null}::jsonb)`.execute(
               db,
             );
+            // What the end's statement queues for the job (src/store/calls/record-end.ts).
+            await sql`insert into contact_figures_queue (account_id, mode, call_id, call_end)
+              values (${accountId}, 'test', ${call.callId}, ${new Date(call.end)})`.execute(db);
             // Runs at some ends, and always before the next call ends more than half a day later; never at a
             // moment when a call still to come would count as settled (ended SETTLE_MS before), as in service.
             const next = byEnd[n + 1];

@@ -75,6 +75,11 @@ describe("Insights in a browser", () => {
       from unnest(${calls.map((c) => customers[c.customer])}::uuid[], ${calls.map((c) => c.start)}::timestamptz[],
         ${calls.map((c) => c.end)}::timestamptz[], ${calls.map((c) => c.intents)}::text[]) with ordinality as u (c, s, e, i, n)
     `.execute(db);
+    // What each call's end queues for the contact figures (src/store/calls/record-end.ts).
+    await sql`
+      insert into contact_figures_queue (account_id, mode, call_id, call_end)
+      select account_id, mode, call_id, call_end from calls where account_id = ${accountId}
+    `.execute(db);
     while (!(await countEndedCalls(db, new Date(), 1000))?.caughtUp);
 
     await page.goto(url("/dashboard/insights?mode=test&days=30"));

@@ -18,7 +18,14 @@ import { linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
 
 /** The writes the charge waits for (writesDone). */
-const ENDED_CHARGED_AFTER = writesDone("claimed", "identifiers", "dialled", "saved_intents", "saved_variables");
+const ENDED_CHARGED_AFTER = writesDone(
+  "claimed",
+  "identifiers",
+  "dialled",
+  "saved_intents",
+  "saved_variables",
+  "figures_queued",
+);
 
 export interface EndRecord {
   readonly callId: string;
@@ -57,7 +64,8 @@ const KEY_TAKEN = "CC409";
  * its resolution) and variables (last write wins) are saved; the end is
  * billed, or undone when no credit is left; the events it reports go to the
  * outbox (src/store/calls/end-events.ts), in the same statement, so there is no
- * end without its events and no event without its end. Of two concurrent ends, the
+ * end without its events and no event without its end; so does the call's key,
+ * to the contact figures' queue (src/jobs/contact-figures-job.ts). Of two concurrent ends, the
  * second waits for the first's row lock and then finds the call ended.
  *
  * Locks are taken customer first, then call, the order of a merge and an
@@ -108,6 +116,11 @@ export async function recordEnd(
       dialled as (${linkDialledNumber(customer, record.hints, now, sql`closed`)}),
       prior_intents as (${priorIntents(record)}),
       outbox as (${outboxInsert(tenant, now, endEventRows(record))}),
+      figures_queued as (
+        insert into contact_figures_queue (account_id, mode, call_id, call_end)
+        select ${accountId}, ${mode}, ${record.callId}, ${now}::timestamptz from closed
+        returning 1
+      ),
       saved_intents as (
         insert into intents
           (customer_id, name, status, attempt_count, resolution_type, resolution_external_reference, updated_at)

@@ -1,13 +1,9 @@
 import { sql } from "kysely";
 import type { Db } from "../database.ts";
+import { vacuumTables } from "../vacuum.ts";
 
-// The calls the contact-figures job has still to count, and its place among them.
-
-/** The last call counted; without `call`, every call that ended at or before `endedAt` is counted. */
-export interface FiguresCursor {
-  readonly endedAt: Date;
-  readonly call?: { readonly accountId: string; readonly mode: string; readonly callId: string };
-}
+// The calls the contact-figures job has still to count: the queue each end appends its call's key to, in the
+// end's own statement (src/store/calls/record-end.ts), and how far the counting has come.
 
 export interface EndedCallRow {
   readonly account_id: string;
@@ -21,78 +17,78 @@ export interface EndedCallRow {
   readonly repeat_window_days: number;
 }
 
-/** A call lasting longer than this is not counted: the look for ended calls reads calls by their start. */
-export const LONGEST_COUNTED_CALL_MS = 24 * 60 * 60 * 1000;
+export interface TakenEnds {
+  /** The ends taken off the queue, counted or not. */
+  readonly taken: number;
+  /** The latest end time among them. */
+  readonly lastEnd: Date | undefined;
+  /** Their calls still as they ended, oldest end first. */
+  readonly calls: EndedCallRow[];
+}
 
 /**
- * The next calls ended after the cursor and at or before `upTo`, oldest end first, at most `limit`. Read by the
- * BRIN index on call_start (the calls started since the cursor's end, less the longest counted call), since
- * call_end has no index: one would cost every end an entry in each of the table's indexes.
+ * Takes the oldest ends queued at or before `upTo`, at most `limit`, off the queue, with their calls. One probe
+ * of the queue's index, then of the calls' primary key for each end and the accounts' for each account, whatever
+ * the statistics: each call's lookup is a fenced lateral subquery (`limit 1`) by the end's own key
+ * (docs/architecture.md, "Plans that cannot degrade"); unfenced, a plan made while `calls` was small joined it
+ * by hash, reading it whole. An end whose call is gone (erased, swept), started again, or moved to a caller
+ * forgotten since, is taken and not counted.
  */
-export async function endedCallsAfter(
-  db: Db,
-  cursor: FiguresCursor,
-  upTo: Date,
-  limit: number,
-): Promise<EndedCallRow[]> {
-  const after = cursor.endedAt;
-  const since = new Date(after.getTime() - LONGEST_COUNTED_CALL_MS);
-  const { rows } = await sql<EndedCallRow>`
-    select c.account_id, c.mode, c.call_id, c.customer_id, c.call_start, c.call_end, c.intents, a.repeat_window_days
-    from calls c join accounts a on a.id = c.account_id
-    where c.call_start >= ${since} and c.call_start <= ${upTo} and c.call_end <= ${upTo}
-      and c.customer_id is not null
-      and (c.call_end > ${after} or (c.call_end = ${after} and (c.account_id, c.mode, c.call_id) > (
-        ${cursor.call?.accountId ?? null}::text, ${cursor.call?.mode ?? null}::text, ${cursor.call?.callId ?? null}::text)))
-    order by c.call_end, c.account_id, c.mode, c.call_id
-    limit ${limit}
+export async function takeEndedCalls(db: Db, upTo: Date, limit: number): Promise<TakenEnds> {
+  const { rows } = await sql<Partial<EndedCallRow> & { queued_end: Date }>`
+    with taken as (
+      delete from contact_figures_queue
+      where ctid = any(array(
+        select ctid from contact_figures_queue where call_end <= ${upTo} order by call_end limit ${limit}))
+      returning account_id, mode, call_id, call_end
+    ),
+    windows as (
+      select id, repeat_window_days from accounts where id = any(array(select distinct account_id from taken))
+    )
+    select t.call_end as queued_end, c.account_id, c.mode, c.call_id, c.customer_id, c.call_start, c.call_end,
+      c.intents, a.repeat_window_days
+    from taken t
+    left join lateral (
+      select account_id, mode, call_id, customer_id, call_start, call_end, intents from calls
+      where calls.account_id = t.account_id and calls.mode = t.mode and calls.call_id = t.call_id
+        and calls.call_end = t.call_end and calls.customer_id is not null
+      limit 1
+    ) c on true
+    left join windows a on a.id = t.account_id
+    order by t.call_end, t.account_id, t.mode, t.call_id
   `.execute(db);
-  return rows;
+  const calls = rows.filter((row): row is EndedCallRow & { queued_end: Date } => row.customer_id != null);
+  return { taken: rows.length, lastEnd: rows.at(-1)?.queued_end, calls };
 }
 
 export interface FiguresProgress {
-  readonly cursor: FiguresCursor;
+  /** Every call that ended before it is counted, but for an end that committed later than it settles. */
+  readonly countedThrough: Date;
   /** When a run last found every ended call counted. */
   readonly caughtUpAt: Date | undefined;
 }
 
 export async function readProgress(db: Db): Promise<FiguresProgress | undefined> {
-  const { rows } = await sql<{
-    ended_at: Date;
-    account_id: string;
-    mode: string;
-    call_id: string;
-    caught_up_at: Date | null;
-  }>`select ended_at, account_id, mode, call_id, caught_up_at from contact_figures_progress where id = 1`.execute(db);
+  const { rows } = await sql<{ counted_through: Date; caught_up_at: Date | null }>`
+    select counted_through, caught_up_at from contact_figures_progress where id = 1`.execute(db);
   const row = rows[0];
   if (row === undefined) return undefined;
-  return {
-    cursor: {
-      endedAt: row.ended_at,
-      ...(row.call_id === "" ? {} : { call: { accountId: row.account_id, mode: row.mode, callId: row.call_id } }),
-    },
-    caughtUpAt: row.caught_up_at ?? undefined,
-  };
+  return { countedThrough: row.counted_through, caughtUpAt: row.caught_up_at ?? undefined };
 }
 
 export async function writeProgress(db: Db, progress: FiguresProgress): Promise<void> {
-  const { cursor } = progress;
   await sql`
-    insert into contact_figures_progress (id, ended_at, account_id, mode, call_id, caught_up_at)
-    values (1, ${cursor.endedAt}, ${cursor.call?.accountId ?? ""}, ${cursor.call?.mode ?? ""},
-      ${cursor.call?.callId ?? ""}, ${progress.caughtUpAt ?? null})
-    on conflict (id) do update set ended_at = excluded.ended_at, account_id = excluded.account_id,
-      mode = excluded.mode, call_id = excluded.call_id, caught_up_at = excluded.caught_up_at
+    insert into contact_figures_progress (id, counted_through, caught_up_at)
+    values (1, ${progress.countedThrough}, ${progress.caughtUpAt ?? null})
+    on conflict (id) do update set counted_through = excluded.counted_through, caught_up_at = excluded.caught_up_at
   `.execute(db);
 }
 
 /**
- * Where a first run starts: just before the earliest call kept, so that the calls of the last 30 days are counted
- * when the figures arrive on a database in use; with no call, at `settled` (nothing to count before it). Read
- * once in a deployment's life.
+ * A plain vacuum of the queue. Every end it held leaves a dead row and a dead index entry once taken; without a
+ * vacuum the queue's file and index would grow by a day of ends each day, and its index scan would step over
+ * every end ever taken.
  */
-export async function firstCursor(db: Db, settled: Date): Promise<FiguresCursor> {
-  const { rows } = await sql<{ earliest: Date | null }>`select min(call_start) as earliest from calls`.execute(db);
-  const earliest = rows[0]?.earliest;
-  return { endedAt: earliest ? new Date(Math.min(earliest.getTime() - 1, settled.getTime())) : settled };
+export function vacuumQueue(db: Db): Promise<void> {
+  return vacuumTables(db, ["contact_figures_queue"], { full: false, checkpoint: false });
 }
