@@ -5,6 +5,7 @@ import {
   loadCustomerFigures,
   lockCustomers,
   saveCustomerFigures,
+  savedForm,
 } from "../store/contact-figures/customer-figures.ts";
 import { addDayCounts, type DayCountsKey } from "../store/contact-figures/day-counts.ts";
 import {
@@ -63,8 +64,9 @@ async function countCalls(trx: Db, calls: readonly EndedCallRow[]): Promise<void
   for (const call of calls) {
     customers.set(call.customer_id, { customerId: call.customer_id, accountId: call.account_id, mode: call.mode });
   }
-  await lockCustomers(trx, [...customers.keys()]);
+  const present = await lockCustomers(trx, [...customers.keys()]);
   const figures = await loadCustomerFigures(trx, [...customers.keys()]);
+  const loaded = savedForm(figures);
   const changes = new Map<string, { key: DayCountsKey; counts: DayCounts }>();
   for (const call of calls) {
     const add = (day: string, intent: string, change: Parameters<typeof applyChange>[1]) => {
@@ -85,7 +87,8 @@ async function countCalls(trx: Db, calls: readonly EndedCallRow[]): Promise<void
     );
   }
   await addDayCounts(trx, [...changes.values()]);
-  await saveCustomerFigures(trx, [...customers.values()], figures);
+  const kept = [...customers.values()].filter((key) => present.has(key.customerId));
+  await saveCustomerFigures(trx, kept, figures, loaded);
 }
 
 /** The intents a call's end saved, as stored with the call. */
