@@ -194,16 +194,17 @@ function customerOfOpenCall(tenant: Tenant, callId: string): RawBuilder<string |
     where account_id = ${accountId} and mode = ${mode} and call_id = ${callId} and call_end is null`;
 }
 
-/** The customer `ref` names, or the survivor it is the alias of, as a scalar subquery. */
+/**
+ * The customer `ref` names, or the survivor it is the alias of, as a scalar subquery. A merged-away customer's
+ * ref is no customer's id any more, so an alias of the tenant's wins and the ref stands otherwise; `owner` checks
+ * the customer's tenant as it locks it, one descent of customers' key where a union read it twice.
+ */
 function customerNamed(tenant: Tenant, ref: string): RawBuilder<string | null> {
   const { accountId, mode } = tenantParameters(tenant);
   return sql`
-    select id from customers where id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}
-    union all
-    select c.id from customer_aliases a join customers c on c.id = a.customer_id
-    where a.alias_id = ${ref}::uuid and a.account_id = ${accountId} and a.mode = ${mode}
-      and c.account_id = ${accountId} and c.mode = ${mode}
-    limit 1`;
+    select coalesce((
+      select customer_id from customer_aliases
+      where alias_id = ${ref}::uuid and account_id = ${accountId} and mode = ${mode}), ${ref}::uuid)`;
 }
 
 /** The intents the end saved, kept on the call row beside its summary; null when none. */
