@@ -15,7 +15,8 @@ import { enqueueEvents, outboxInsert, plainEventRows } from "./event-outbox.ts";
  * it; the stored end responses that name it (or one of its aliases) go too,
  * and so do its events (of it or an alias) in the outbox and the delivery
  * log, delivered or pending, to every endpoint of the tenant: what was sent
- * is the receiver's copy, what we hold goes. customer.erased (the ref alone)
+ * is the receiver's copy, what we hold goes; so do its calls' ends still
+ * queued for the contact figures (their call ids). customer.erased (the ref alone)
  * goes to the outbox; the delete does not see it, as every CTE of a
  * statement reads the rows as they were before the statement.
  * False when the tenant has no such customer.
@@ -47,6 +48,14 @@ export async function eraseCustomer(db: Db, tenant: Tenant, customerId: string, 
         and endpoint_id in (
           select id from event_endpoints where account_id = ${tenant.accountId} and kind = ${tenant.mode}
         )
+      returning 1
+    ),
+    figures_queued as (
+      delete from contact_figures_queue
+      where (account_id, mode, call_id) in (
+        select account_id, mode, call_id from calls
+        where customer_id = ${customerId}::uuid and account_id = ${tenant.accountId} and mode = ${tenant.mode}
+      ) and exists (select 1 from gone)
       returning 1
     ),
     outbox as (${outboxInsert(tenant, now, sql`select * from (${erased}) e where exists (select 1 from gone)`)})

@@ -16,6 +16,8 @@ const TABLES = [
   // What the contact figures kept of the customer to count their next call (docs/analytics.md).
   "contact_figures_callers",
   "contact_figures_issues",
+  // The ends of the customer's calls still queued for the figures, by call id.
+  "contact_figures_queue",
   // The erased customer's events (delivered ones too), which an erasure deletes with them.
   "event_deliveries",
 ];
