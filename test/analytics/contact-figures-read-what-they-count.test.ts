@@ -4,6 +4,7 @@ import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import type { Db } from "../../src/store/database.ts";
+import { NO_BACKGROUND_JOBS, relationPages } from "../helpers/database-measures.ts";
 import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -14,7 +15,6 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const ENDED = 12;
 const EARLIER_CALLS = 40_000;
-const QUIET = { USAGE_FLUSH_MS: "3600000", EVENTS_DELIVERY: "off", SWEEP_INTERVAL_MS: "3600000" };
 
 describe("a batch of the contact figures", () => {
   let server: TestServer;
@@ -27,14 +27,14 @@ describe("a batch of the contact figures", () => {
   beforeAll(async () => {
     // The test runs the job itself, on the service's one connection (its plans made once); the service's own pass
     // stays out of the way.
-    server = await startTestServer({ env: { CONTACT_FIGURES_INTERVAL_MS: "86400000", DB_POOL_SIZE: "1", ...QUIET } });
+    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
     db = server.context.database.db;
     const account = await createAccountWithKey(server.url);
     apiKey = account.apiKey;
     // The first batch of a connection reads the catalog besides: not what either measure is about.
     await endAndCount();
     alone = await endAndCount();
-    const pagesBefore = await callPages();
+    const pagesBefore = await relationPages(db, "calls");
     // A day of calls already counted: one caller's, ended, started over the last 20 hours.
     const { rows } = await sql<{
       id: string;
@@ -44,7 +44,7 @@ describe("a batch of the contact figures", () => {
       select ${account.accountId}, 'test', 'earlier-' || i, ${rows[0]?.id}::uuid,
         now() - i * interval '1.8 seconds', now() - i * interval '1.8 seconds' + interval '1 minute'
       from generate_series(1, ${EARLIER_CALLS}) as i`.execute(db);
-    pagesAdded = (await callPages()) - pagesBefore;
+    pagesAdded = (await relationPages(db, "calls")) - pagesBefore;
     beside = await endAndCount();
   }, 300_000);
   afterAll(() => server?.stop());
@@ -55,12 +55,6 @@ describe("a batch of the contact figures", () => {
     const result = await countEndedCalls(db, new Date(Date.now() + SETTLE_MS), 1000);
     const blocks = (await readBlocksTouched(db)) - before;
     return { blocks, counted: result?.counted ?? Number.NaN };
-  }
-
-  async function callPages(): Promise<number> {
-    const { rows } = await sql<{ pages: string }>`
-      select (pg_relation_size('calls') / current_setting('block_size')::int)::text as pages`.execute(db);
-    return Number(rows[0]?.pages);
   }
 
   test("counts the calls just ended, and only those", () => {
@@ -84,7 +78,7 @@ describe("the contact figures' queue, with the service's own job counting", () =
   let apiKey: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ clock, env: { CONTACT_FIGURES_INTERVAL_MS: "1000", ...QUIET } });
+    server = await startTestServer({ clock, env: { ...NO_BACKGROUND_JOBS, CONTACT_FIGURES_INTERVAL_MS: "1000" } });
     db = server.context.database.db;
     apiKey = (await createAccountWithKey(server.url)).apiKey;
   }, 60_000);
@@ -114,16 +108,9 @@ describe("the contact figures' queue, with the service's own job counting", () =
     return Number(rows[0]?.vacuums ?? 0);
   }
 
-  async function queuePages(): Promise<{ table: number }> {
-    const { rows } = await sql<{ table: string }>`
-      select (pg_relation_size('contact_figures_queue') / 8192)::text as table`.execute(db);
-    return { table: Number(rows[0]?.table) };
-  }
-
   test("takes no more room after five rounds of ends than one round's ends would", async () => {
     // 600 ends in all, about 80 to a page of the queue: kept, they would take 8 pages.
     for (let round = 0; round < 5; round++) await endAndDrain(120);
-    const pages = await queuePages();
-    expect(pages.table, JSON.stringify(pages)).toBeLessThanOrEqual(3);
+    expect(await relationPages(db, "contact_figures_queue")).toBeLessThanOrEqual(3);
   }, 300_000);
 });

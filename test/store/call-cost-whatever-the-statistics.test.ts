@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import type { Db } from "../../src/store/database.ts";
+import { NO_BACKGROUND_JOBS } from "../helpers/database-measures.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -21,8 +22,6 @@ const SMALL = 100;
 const CALLS = 21;
 const ALLOWED_RATIO = 1.5;
 const TIMEOUT_MS = 600_000;
-/** No work of the service's own on its one connection but the calls' (usage counts, events, purges). */
-const QUIET = { USAGE_FLUSH_MS: "3600000", EVENTS_DELIVERY: "off", SWEEP_INTERVAL_MS: "3600000" };
 
 interface Account {
   readonly accountId: string;
@@ -58,7 +57,7 @@ describe.each([
 
   beforeAll(async () => {
     // One connection, so the plans every call uses are the ones made below, before the customers came.
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...QUIET } });
+    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
     db = server.context.database.db;
     const bigAccount = await createAccountWithKey(server.url);
     const smallAccount = await createAccountWithKey(server.url);

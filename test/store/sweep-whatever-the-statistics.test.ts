@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import type { Db } from "../../src/store/database.ts";
+import { NO_BACKGROUND_JOBS, relationPages } from "../helpers/database-measures.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -17,7 +18,6 @@ const MANY = 20_000;
 /** Customers past their account's retention in each pass: the sweep still has work to do. */
 const STALE = 3;
 const ACCOUNTS = 4;
-const QUIET = { USAGE_FLUSH_MS: "3600000", EVENTS_DELIVERY: "off", SWEEP_INTERVAL_MS: "3600000" };
 
 describe.each([
   { statistics: "analyzed while each account had two customers", analyze: true },
@@ -32,17 +32,17 @@ describe.each([
 
   beforeAll(async () => {
     // One connection, so the sweep's plan is the one made on the few customers.
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...QUIET } });
+    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
     db = server.context.database.db;
     accountIds = [];
     for (let i = 0; i < ACCOUNTS; i++) accountIds.push((await createAccountWithKey(server.url)).accountId);
     await addCustomers("few", FEW);
     if (analyze) await sql`analyze`.execute(db);
-    few = await sweepMeasured();
-    const pagesBefore = await customerPages();
+    few = await cheaperOfTwoPasses("few");
+    const pagesBefore = await relationPages(db, "customers");
     await addCustomers("many", MANY);
-    pagesAdded = (await customerPages()) - pagesBefore;
-    many = await sweepMeasured();
+    pagesAdded = (await relationPages(db, "customers")) - pagesBefore;
+    many = await cheaperOfTwoPasses("many");
   }, 300_000);
   afterAll(() => server?.stop());
 
@@ -58,17 +58,23 @@ describe.each([
       from generate_series(1, ${count + STALE}) as i`.execute(db);
   }
 
+  /**
+   * A pass, then another once STALE more customers are past their retention; the cheaper one counts. A pass that
+   * makes its plans reads the catalog besides (the first on a connection, or any after PostgreSQL has flushed the
+   * connection's caches, as it does when other databases' migrations outrun it): not what the test is about.
+   */
+  async function cheaperOfTwoPasses(batch: string): Promise<{ blocks: number; swept: number }> {
+    const first = await sweepMeasured();
+    await addCustomers(`${batch} again`, 0);
+    const second = await sweepMeasured();
+    return second.blocks <= first.blocks ? second : first;
+  }
+
   async function sweepMeasured(): Promise<{ blocks: number; swept: number }> {
     const before = await readBlocksTouched(db);
     const result = await sweepOnce(db, new Date(), 1000, server.config.monthlyQuota);
     const blocks = (await readBlocksTouched(db)) - before;
     return { blocks, swept: result?.customers ?? Number.NaN };
-  }
-
-  async function customerPages(): Promise<number> {
-    const { rows } = await sql<{ pages: string }>`
-      select (pg_relation_size('customers') / current_setting('block_size')::int)::text as pages`.execute(db);
-    return Number(rows[0]?.pages);
   }
 
   test("deletes the customers past their retention, and only those", () => {
