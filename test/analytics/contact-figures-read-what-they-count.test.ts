@@ -4,7 +4,7 @@ import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import type { Db } from "../../src/store/database.ts";
-import { NO_BACKGROUND_JOBS, relationPages } from "../helpers/database-measures.ts";
+import { cheaperOfTwoRuns, NO_BACKGROUND_JOBS, relationPages } from "../helpers/database-measures.ts";
 import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -31,9 +31,7 @@ describe("a batch of the contact figures", () => {
     db = server.context.database.db;
     const account = await createAccountWithKey(server.url);
     apiKey = account.apiKey;
-    // The first batch of a connection reads the catalog besides: not what either measure is about.
-    await endAndCount();
-    alone = await endAndCount();
+    alone = await cheaperOfTwoRuns(endAndCount);
     const pagesBefore = await relationPages(db, "calls");
     // A day of calls already counted: one caller's, ended, started over the last 20 hours.
     const { rows } = await sql<{
@@ -45,7 +43,7 @@ describe("a batch of the contact figures", () => {
         now() - i * interval '1.8 seconds', now() - i * interval '1.8 seconds' + interval '1 minute'
       from generate_series(1, ${EARLIER_CALLS}) as i`.execute(db);
     pagesAdded = (await relationPages(db, "calls")) - pagesBefore;
-    beside = await endAndCount();
+    beside = await cheaperOfTwoRuns(endAndCount);
   }, 300_000);
   afterAll(() => server?.stop());
 
