@@ -7,7 +7,9 @@ import type { Db } from "./database.ts";
 /**
  * A vacuum of `tables` (VACUUM FULL rewrites them into new files), then a checkpoint when asked. On one
  * connection, outside any transaction (VACUUM refuses one), without the statement timeout calls have: a vacuum
- * of large tables may take longer.
+ * of large tables may take longer. Behind a transaction-mode pooler the three statements may reach three server
+ * connections: the 0 left on one stays until a reset reaches it, and a call's statements carry their own timeout
+ * (database/plan-settings.ts). Rare: an erasure's compaction.
  */
 export function vacuumTables(
   db: Db,

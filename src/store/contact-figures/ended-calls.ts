@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import type { Db } from "../database.ts";
-import { vacuumTables } from "../vacuum.ts";
 
 // The calls the contact-figures job has still to count: the queue each end appends its call's key to, in the
 // end's own statement (src/store/calls/record-end.ts), and how far the counting has come.
@@ -89,6 +88,9 @@ export async function writeProgress(db: Db, progress: FiguresProgress): Promise<
  * vacuum the queue's file and index would grow by a day of ends each day, and its index scan would step over
  * every end ever taken.
  */
-export function vacuumQueue(db: Db): Promise<void> {
-  return vacuumTables(db, ["contact_figures_queue"], { full: false, checkpoint: false });
+export async function vacuumQueue(db: Db): Promise<void> {
+  // One statement, under the connection's own timeout: a drained queue takes a few pages. Setting the timeout
+  // aside for it (as the erasure's compaction does, vacuum.ts) would take three statements, which a
+  // transaction-mode pooler may hand to three server connections every pass.
+  await sql`vacuum contact_figures_queue`.execute(db);
 }
