@@ -1,0 +1,62 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Db } from "../../src/store/database.ts";
+import { NO_BACKGROUND_JOBS } from "../helpers/database-measures.ts";
+import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+// A call finds its customer, and the start its customer's open intents and live variables, through the hash
+// indexes (docs/architecture.md, "Customers found by hash"): one bucket page at any size, where the primary keys'
+// b-trees grow a level. PostgreSQL has to choose them with the statistics a new deployment has: plans made on
+// empty tables, analyzed so or never analyzed. Counted by the database (pg_stat_user_indexes) for the statements
+// as the service sends them, on its one connection.
+
+const CALLERS = 3;
+const ROUNDS = 3;
+
+describe.each([
+  { statistics: "never analyzed", analyze: false },
+  { statistics: "analyzed while empty", analyze: true },
+])("a call's lookups by customer, with the statistics $statistics", ({ analyze }) => {
+  let server: TestServer;
+  let db: Db;
+  let scans: Map<string, number>;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
+    db = server.context.database.db;
+    if (analyze) await sql`analyze`.execute(db);
+    const { apiKey } = await createAccountWithKey(server.url);
+    const before = await indexScans();
+    // Each caller calls ROUNDS times: from the second call on, the start finds them and reads their context.
+    const end = { intent: "billing_question", intent_status: "open", variables: { preferred_language: "en" } };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let n = 0; n < CALLERS; n++) await startAndEndCall(server.url, apiKey, { ani: `+1415557${1000 + n}` }, end);
+    }
+    const after = await indexScans();
+    scans = new Map([...after].map(([index, count]) => [index, count - (before.get(index) ?? 0)]));
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  /** Scans of each index of the tables, once this session has reported its counts. */
+  async function indexScans(): Promise<Map<string, number>> {
+    await sql`select pg_stat_force_next_flush()`.execute(db);
+    const { rows } = await sql<{ index: string; scans: string }>`
+      select indexrelname as index, idx_scan::text as scans from pg_stat_user_indexes
+      where relname in ('customers', 'intents', 'variables')`.execute(db);
+    return new Map(rows.map((row) => [row.index, Number(row.scans)]));
+  }
+
+  test("find the customer through the hash index on id, never through the primary key", () => {
+    const detail = JSON.stringify(Object.fromEntries(scans));
+    // At least the start's lookup and the end's lock, for every call of a known caller.
+    expect(scans.get("customers_id_hash"), detail).toBeGreaterThanOrEqual(2 * CALLERS * (ROUNDS - 1));
+    expect(scans.get("customers_pkey"), detail).toBe(0);
+  });
+
+  test("read a known caller's open intents and live variables through the hash indexes on customer_id", () => {
+    const detail = JSON.stringify(Object.fromEntries(scans));
+    expect(scans.get("intents_customer_id_hash"), detail).toBeGreaterThanOrEqual(CALLERS * (ROUNDS - 1));
+    expect(scans.get("variables_customer_id_hash"), detail).toBeGreaterThanOrEqual(CALLERS * (ROUNDS - 1));
+  });
+});
