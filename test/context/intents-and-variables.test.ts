@@ -14,6 +14,7 @@ describe.each(TRANSPORTS)("intents and variables over %s", (protocol) => {
   function caller() {
     const hints = { external_ids: { crm_id: `${protocol}-caller-${++n}` } };
     return {
+      hints,
       async call(end: Record<string, unknown> = {}) {
         const callId = `${protocol}-c-${++n}`;
         const started = await calls.start({ call_id: callId, identity_hints: hints });
@@ -66,6 +67,34 @@ describe.each(TRANSPORTS)("intents and variables over %s", (protocol) => {
       city: { value: "Oslo", source: null, ttl_seconds: 2592000 },
       plan: { value: "gold", source: "crm", ttl_seconds: 2592000 },
     });
+  });
+
+  test("ends of one caller's calls at once each count their attempt and save each variable", async () => {
+    // The ends update the rows they read; one that finds its row changed under it saves by upsert instead.
+    const fay = caller();
+    const first = await fay.call({ intent: "refund", intent_status: "open", variables: { plan: "bronze" } });
+    const ENDS = 8;
+    const callIds = Array.from({ length: ENDS }, (_, i) => `${protocol}-fay-${i}`);
+    for (const callId of callIds) {
+      const started = await calls.start({ call_id: callId, identity_hints: fay.hints });
+      expect(started.status).toBe(200);
+    }
+    const ended = await Promise.all(
+      callIds.map((callId, i) =>
+        calls.end({
+          call_id: callId,
+          customer_ref: first.customer_ref,
+          intent: "refund",
+          intent_status: "open",
+          variables: { plan: `tier-${i}`, [`note_${i}`]: "kept" },
+        }),
+      ),
+    );
+    expect(ended.map((response) => response.status)).toEqual(callIds.map(() => 200));
+    const next = await fay.call();
+    expect(next.open_intents).toEqual([{ intent: "refund", status: "open", attempt_count: ENDS + 1 }]);
+    expect(Object.keys(next.variables).sort()).toEqual(["plan", ...callIds.map((_, i) => `note_${i}`)].sort());
+    expect(callIds.map((_, i) => `tier-${i}`)).toContain(next.variables.plan.value);
   });
 
   test("a variable is returned only until its ttl_seconds has elapsed", async () => {

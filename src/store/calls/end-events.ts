@@ -26,11 +26,20 @@ export interface EndEventFacts {
   readonly variables: EndCallCommand["variables"];
 }
 
-/** The body of the CTE `prior_intents`: the state the end's intents had before it. */
+/**
+ * The body of the CTE `prior_intents`: the state the end's intents had before it, and where each row is
+ * (`row_id`, its ctid), for the end's update of it (src/store/calls/end-saves.ts). The customer's intents are
+ * read through the index on customer_id alone: the fence keeps the names out of the lookup, which would
+ * otherwise descend the primary key once per name.
+ */
 export function priorIntents(facts: EndEventFacts): RawBuilder<unknown> {
   return sql`
-    select p.name, p.status, p.attempt_count from intents p, closed
-    where p.customer_id = closed.customer_id and p.name = any(${facts.intents.map((i) => i.intent)}::text[])
+    select p.row_id, p.name, p.status, p.attempt_count from closed cross join lateral (
+      select held.ctid as row_id, held.name, held.status, held.attempt_count from intents held
+      where held.customer_id = closed.customer_id
+      offset 0
+    ) p
+    where p.name = any(${facts.intents.map((i) => i.intent)}::text[])
   `;
 }
 

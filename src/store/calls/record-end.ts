@@ -16,13 +16,16 @@ import {
 } from "./call-statement.ts";
 import { linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
 import { endEventRows, priorIntents } from "./end-events.ts";
+import { intentSaves, variableSaves } from "./end-saves.ts";
 
 /** The writes the charge waits for (writesDone). */
 const ENDED_CHARGED_AFTER = writesDone(
   "claimed",
   "identifiers",
   "dialled",
+  "updated_intents",
   "saved_intents",
+  "updated_variables",
   "saved_variables",
   "figures_queued",
 );
@@ -88,8 +91,6 @@ export async function recordEnd(
   const { now, idempotency } = record;
   const { charge } = statement;
   const ref = record.customerRef ?? null;
-  const intents = record.intents;
-  const variables = [...record.variables];
   const customer = sql`closed.customer_id`;
   try {
     const written = await writeToOutcome(
@@ -121,52 +122,8 @@ export async function recordEnd(
         select ${accountId}, ${mode}, ${record.callId}, ${now}::timestamptz from closed
         returning 1
       ),
-      saved_intents as (
-        insert into intents
-          (customer_id, name, status, attempt_count, resolution_type, resolution_external_reference, updated_at)
-        select closed.customer_id, i.name, i.status,
-          case when i.status = 'open' then 1 else 0 end,
-          case when i.status = 'resolved' then i.resolution_type end,
-          case when i.status = 'resolved' then i.resolution_reference end,
-          ${now}
-        from closed, unnest(
-          ${intents.map((i) => i.intent)}::text[],
-          ${intents.map((i) => i.status ?? "open")}::text[],
-          ${intents.map((i) => i.resolution?.type ?? null)}::text[],
-          ${intents.map((i) => i.resolution?.externalReference ?? null)}::text[]
-        ) as i (name, status, resolution_type, resolution_reference)
-        on conflict (customer_id, name) do update set
-          status = excluded.status,
-          attempt_count = case
-            when excluded.status = 'resolved' then 0
-            when intents.status = 'open' then intents.attempt_count + 1
-            else 1 end,
-          resolution_type = case
-            when excluded.status = 'resolved' then excluded.resolution_type else intents.resolution_type end,
-          resolution_external_reference = case
-            when excluded.status = 'resolved' then excluded.resolution_external_reference
-            else intents.resolution_external_reference end,
-          updated_at = excluded.updated_at
-        returning 1
-      ),
-      saved_variables as (
-        insert into variables
-          (customer_id, name, value, source, ttl_seconds, updated_at, expires_at, requires_verification)
-        select closed.customer_id, v.name, v.value, v.source, v.ttl_seconds, ${now},
-          ${now}::timestamptz + make_interval(secs => v.ttl_seconds), v.requires_verification
-        from closed, unnest(
-          ${variables.map(([name]) => name)}::text[],
-          ${variables.map(([, v]) => v.value)}::text[],
-          ${variables.map(([, v]) => v.source)}::text[],
-          ${variables.map(([, v]) => v.ttlSeconds)}::int[],
-          ${variables.map(([, v]) => v.requiresVerification)}::boolean[]
-        ) as v (name, value, source, ttl_seconds, requires_verification)
-        on conflict (customer_id, name) do update set
-          value = excluded.value, source = excluded.source, ttl_seconds = excluded.ttl_seconds,
-          updated_at = excluded.updated_at, expires_at = excluded.expires_at,
-          requires_verification = excluded.requires_verification
-        returning 1
-      ),
+      ${intentSaves(record.intents, now)},
+      ${variableSaves(record.variables, now)},
       ${chargeCtes(charge, now, sql`exists (select 1 from closed)`, ENDED_CHARGED_AFTER)}
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
