@@ -5,7 +5,6 @@ import {
   loadCustomerFigures,
   lockCustomers,
   saveCustomerFigures,
-  savedForm,
 } from "../store/contact-figures/customer-figures.ts";
 import { addDayCounts, type DayCountsKey } from "../store/contact-figures/day-counts.ts";
 import {
@@ -65,8 +64,7 @@ async function countCalls(trx: Db, calls: readonly EndedCallRow[]): Promise<void
     customers.set(call.customer_id, { customerId: call.customer_id, accountId: call.account_id, mode: call.mode });
   }
   const present = await lockCustomers(trx, [...customers.keys()]);
-  const figures = await loadCustomerFigures(trx, [...customers.keys()]);
-  const loaded = savedForm(figures);
+  const { figures, loaded } = await loadCustomerFigures(trx, [...customers.keys()]);
   const changes = new Map<string, { key: DayCountsKey; counts: DayCounts }>();
   for (const call of calls) {
     const add = (day: string, intent: string, change: Parameters<typeof applyChange>[1]) => {

@@ -112,3 +112,46 @@ describe("the contact figures' queue, with the service's own job counting", () =
     expect(await relationPages(db, "contact_figures_queue")).toBeLessThanOrEqual(3);
   }, 300_000);
 });
+
+describe("a batch counting known callers' calls", () => {
+  // Each caller's figures (their last call, each intent's issue) exist from their first call: the batch that
+  // counts their second writes them back where it loaded them, by ctid, not by an upsert checking the primary key.
+  const CALLERS = 6;
+  let server: TestServer;
+  let db: Db;
+  let saves: Map<string, number>;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
+    db = server.context.database.db;
+    const { apiKey } = await createAccountWithKey(server.url);
+    const end = { intent: "billing_question", intent_status: "open" };
+    const round = async () => {
+      for (let n = 0; n < CALLERS; n++) await startAndEndCall(server.url, apiKey, { ani: `+1415554${1000 + n}` }, end);
+      const before = await figuresIndexScans();
+      const result = await countEndedCalls(db, new Date(Date.now() + SETTLE_MS), 1000);
+      expect(result?.counted).toBe(CALLERS);
+      const after = await figuresIndexScans();
+      return new Map([...after].map(([index, count]) => [index, count - (before.get(index) ?? 0)]));
+    };
+    await round();
+    saves = await round();
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  async function figuresIndexScans(): Promise<Map<string, number>> {
+    await sql`select pg_stat_force_next_flush()`.execute(db);
+    const { rows } = await sql<{ index: string; scans: string }>`
+      select indexrelname as index, idx_scan::text as scans from pg_stat_user_indexes
+      where relname in ('contact_figures_callers', 'contact_figures_issues')`.execute(db);
+    return new Map(rows.map((row) => [row.index, Number(row.scans)]));
+  }
+
+  test("descends the figures' primary keys only to load them: at most once per customer", () => {
+    // PostgreSQL 15 counts a scan of `= any(…)` once per element, PGlite's PostgreSQL 17 once. An upsert's check
+    // would add one scan per row written back (7 and 12 here).
+    const detail = JSON.stringify(Object.fromEntries(saves));
+    expect(saves.get("contact_figures_callers_pkey"), detail).toBeLessThanOrEqual(CALLERS);
+    expect(saves.get("contact_figures_issues_pkey"), detail).toBeLessThanOrEqual(CALLERS);
+  });
+});
