@@ -4,11 +4,21 @@ import type { ForgetMeHasher } from "../domain/forget-me.ts";
 import { type Candidate, chooseCandidate, isRecent, type Match } from "../domain/identity-match.ts";
 import { matchableSince } from "../domain/retention.ts";
 import type { Tenant } from "../domain/tenant.ts";
-import { type CandidateFacts, findCandidates, identifiersOf } from "../store/calls/caller-identifiers.ts";
+import {
+  type CandidateFacts,
+  findCandidates,
+  type HeldLinks,
+  identifiersOf,
+} from "../store/calls/caller-identifiers.ts";
 import type { Db } from "../store/database.ts";
 
-/** Whom the hints name: the best customer (undefined when none), or that the caller asked not to be remembered. */
-export type MatchOutcome = { readonly forgotten: false; readonly match?: Match } | { readonly forgotten: true };
+/**
+ * Whom the hints name: the best customer (undefined when none) with what of the hints it already holds, or that
+ * the caller asked not to be remembered.
+ */
+export type MatchOutcome =
+  | { readonly forgotten: false; readonly match?: Match; readonly held?: HeldLinks }
+  | { readonly forgotten: true };
 
 /**
  * Who the hints name, as start and identify decide it: every customer of the
@@ -33,11 +43,14 @@ export async function matchCustomer(
     hints,
     identifiers,
     matchableSince(now, retentionDays),
+    now,
     hashes,
     statement,
   );
   if (found.forgotten) return found;
-  return { forgotten: false, match: chooseCandidate(found.candidates.map((fact) => toCandidate(fact, hints, now))) };
+  const match = chooseCandidate(found.candidates.map((fact) => toCandidate(fact, hints, now)));
+  const held = found.candidates.find((fact) => fact.customerId === match?.customerId)?.held;
+  return { forgotten: false, match, held };
 }
 
 function toCandidate(fact: CandidateFacts, hints: NormalizedHints, now: Date): Candidate {

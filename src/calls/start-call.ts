@@ -78,6 +78,7 @@ async function startCallOnce(
         customerId,
         newCustomer: match === undefined,
         hints,
+        held: matched.held,
         now,
         reusableBefore,
         share: { readContext: shareContext(match), verified: isVerifiedCaller(identity) },

@@ -35,7 +35,8 @@ describe.each([
       intent_status: "open",
       variables: { preferred_language: "en", last_topic: "billing" },
     };
-    const call = (n: number) => startAndEndCall(server.url, apiKey, { ani: `+1415557${1000 + n}` }, end);
+    const hints = (n: number) => ({ ani: `+1415557${1000 + n}`, dnis: "+18005550100" });
+    const call = (n: number) => startAndEndCall(server.url, apiKey, hints(n), end);
     for (let n = 0; n < CALLERS; n++) await call(n);
     const before = await indexScans();
     for (let round = 1; round < ROUNDS; round++) {
@@ -51,7 +52,7 @@ describe.each([
     await sql`select pg_stat_force_next_flush()`.execute(db);
     const { rows } = await sql<{ index: string; scans: string }>`
       select indexrelname as index, idx_scan::text as scans from pg_stat_user_indexes
-      where relname in ('customers', 'intents', 'variables')`.execute(db);
+      where relname in ('customers', 'intents', 'variables', 'customer_identifiers', 'customer_dnis')`.execute(db);
     return new Map(rows.map((row) => [row.index, Number(row.scans)]));
   }
 
@@ -74,5 +75,13 @@ describe.each([
     expect(scans.get("intents_pkey"), detail).toBe(0);
     expect(scans.get("variables_pkey"), detail).toBe(0);
     expect(scans.get("variables_customer_id_hash"), detail).toBeGreaterThanOrEqual(2 * CALLERS * (ROUNDS - 1));
+  });
+
+  test("find a known caller's number and dialled number once per start, and leave the links they hold as they are", () => {
+    // The start's lookup reads when the customer last called from the number and dialled it; a link seen within
+    // the day is not looked up again to be written.
+    const detail = JSON.stringify(Object.fromEntries(scans));
+    expect(scans.get("customer_identifiers_pkey"), detail).toBe(CALLERS * (ROUNDS - 1));
+    expect(scans.get("customer_dnis_pkey"), detail).toBe(CALLERS * (ROUNDS - 1));
   });
 });

@@ -31,8 +31,9 @@ export function linkIdentifiers(
   hints: NormalizedHints,
   now: Date,
   after?: RawBuilder<unknown>,
+  held?: HeldLinks,
 ): RawBuilder<unknown> {
-  const identifiers = sortIdentifiers(identifiersOf(hints));
+  const identifiers = sortIdentifiers(identifiersOf(hints)).filter((id) => !held?.identifiers.has(identifierKey(id)));
   const { accountId, mode } = tenantParameters(tenant);
   return sql`
     insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
@@ -55,14 +56,15 @@ export function linkIdentifiers(
   `;
 }
 
-/** Records that the customer called the dialled number, when the hints name one. */
+/** Records that the customer called the dialled number, when the hints name one the customer does not hold. */
 export function linkDialledNumber(
   customerId: RawBuilder<unknown>,
   hints: NormalizedHints,
   now: Date,
   after?: RawBuilder<unknown>,
+  held?: HeldLinks,
 ): RawBuilder<unknown> {
-  const dnis = hints.dnisKey ?? null;
+  const dnis = held?.dialledNumber ? null : (hints.dnisKey ?? null);
   return sql`
     insert into customer_dnis (customer_id, dnis, last_seen_at)
     select ${customerId}, ${dnis}::text, ${now}
@@ -78,6 +80,18 @@ export function linkDialledNumber(
 
 /** One Date per `now`, so a statement that links both holds it once (compileOnce shares a repeated object). */
 const refreshedSince = lastOf((now: Date) => new Date(now.getTime() - LINK_REFRESH_MS));
+
+/**
+ * What of a caller's hints a candidate already holds, seen within LINK_REFRESH_MS, as findCandidates read it: a
+ * start for that customer has nothing to write for them, and leaves them out of its links, which would only find
+ * them held again (a descent of each one's primary key). Should another call move one of them meanwhile, that
+ * call's evidence is as recent as this one's.
+ */
+export interface HeldLinks {
+  /** identifierKey of each identifier held. */
+  readonly identifiers: ReadonlySet<string>;
+  readonly dialledNumber: boolean;
+}
 
 export interface Identifier {
   readonly kind: "ani" | "external_id";
@@ -97,9 +111,12 @@ export function identifiersOf(hints: NormalizedHints): Identifier[] {
   return identifiers;
 }
 
+/** An identifier as one string, its kind, namespace and value apart. */
+export const identifierKey = (id: Identifier) => `${id.kind}\u0000${id.namespace}\u0000${id.value}`;
+
 /** A fixed order, so concurrent upserts of the same rows take their locks alike and cannot deadlock. */
 export function sortIdentifiers(identifiers: Identifier[]): Identifier[] {
-  const key = (id: Identifier) => `${id.kind}\u0000${id.namespace}\u0000${id.value}`;
+  const key = identifierKey;
   return [...identifiers].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
@@ -112,6 +129,7 @@ export interface CandidateFacts {
   readonly customerRefMatch: boolean;
   readonly hasOpenIntent: boolean;
   readonly calledDnis: boolean;
+  readonly held: HeldLinks;
 }
 
 /** The candidates, or that one of the hints' identifiers carries a "do not remember" mark. */
@@ -137,6 +155,7 @@ export async function findCandidates(
   hints: NormalizedHints,
   identifiers: readonly Identifier[],
   matchableSince: Date,
+  now: Date,
   forgetMeHashes: readonly string[],
   options: AbortableQueryOptions,
 ): Promise<Candidates> {
@@ -153,19 +172,21 @@ export async function findCandidates(
       customer_ref: boolean;
       has_open_intent: boolean;
       called_dnis: boolean;
+      held_identifiers: number[] | null;
+      held_dialled_number: boolean;
     }>`
     with wanted as (
       select * from unnest(
         ${identifiers.map((id) => id.kind)}::text[],
         ${identifiers.map((id) => id.namespace)}::text[],
         ${identifiers.map((id) => id.value)}::text[]
-      ) as w (kind, namespace, value)
+      ) with ordinality as w (kind, namespace, value, n)
     ),
     hits as (
-      select i.customer_id, w.kind
+      select i.customer_id, w.kind, w.n, i.last_seen_at > ${refreshedSince(now)} as fresh
       from wanted w
       cross join lateral (
-        select i.customer_id from customer_identifiers i
+        select i.customer_id, i.last_seen_at from customer_identifiers i
         where i.account_id = ${accountId} and i.mode = ${mode}
           and i.kind = w.kind and i.namespace = w.namespace and i.value = w.value
         limit 1
@@ -177,7 +198,7 @@ export async function findCandidates(
         (select a.customer_id from customer_aliases a
          where a.alias_id = ref.id and a.account_id = ${accountId} and a.mode = ${mode}),
         ref.id
-      ), 'customer_ref'
+      ), 'customer_ref', null::bigint, false
       from (select ${hints.customerRef ?? null}::uuid as id) ref
       where ref.id is not null
     ),
@@ -189,8 +210,9 @@ export async function findCandidates(
       bool_or(h.kind = 'external_id') as external_id,
       bool_or(h.kind = 'customer_ref') as customer_ref,
       exists (select 1 from intents i where i.customer_id = c.id and i.status = 'open' offset 0) as has_open_intent,
-      exists (select 1 from customer_dnis d where d.customer_id = c.id and d.dnis = ${hints.dnisKey ?? null}::text offset 0)
-        as called_dnis
+      array_agg(h.n) filter (where h.fresh) as held_identifiers,
+      (select d.last_seen_at from customer_dnis d
+       where d.customer_id = c.id and d.dnis = ${hints.dnisKey ?? null}::text offset 0) as dnis_seen_at
     from hits h
     cross join lateral (
       select c.id, c.last_call_at from customers c
@@ -207,7 +229,9 @@ export async function findCandidates(
           where m.account_id = ${accountId} and m.mode = ${mode} and m.identifier_hash = wanted_mark.hash
           limit 1
         ) m
-      ) as forgotten, found.*
+      ) as forgotten, found.id, found.last_call_at, found.ani, found.external_id, found.customer_ref,
+      found.has_open_intent, found.dnis_seen_at is not null as called_dnis, found.held_identifiers,
+      coalesce(found.dnis_seen_at > ${refreshedSince(now)}, false) as held_dialled_number
     from (select 1) one left join found on true
   `,
     options,
@@ -224,6 +248,10 @@ export async function findCandidates(
       customerRefMatch: row.customer_ref,
       hasOpenIntent: row.has_open_intent,
       calledDnis: row.called_dnis,
+      held: {
+        identifiers: new Set((row.held_identifiers ?? []).map((n) => identifierKey(identifiers[Number(n) - 1]))),
+        dialledNumber: row.held_dialled_number,
+      },
     })),
   };
 }

@@ -10,7 +10,7 @@ import {
   tenantParameters,
   writeToOutcome,
 } from "./call-statement.ts";
-import { linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
+import { type HeldLinks, linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
 import {
   type ContextRow,
   type ContextShare,
@@ -34,6 +34,8 @@ export interface StartRecord {
   readonly customerId: string;
   readonly newCustomer: boolean;
   readonly hints: NormalizedHints;
+  /** What of the hints the customer already holds (findCandidates): left out of the links. */
+  readonly held?: HeldLinks;
   readonly now: Date;
   /** A call_id last started before this may be used again. */
   readonly reusableBefore: Date;
@@ -81,8 +83,8 @@ export async function recordStart(
       returning call_id
     ),
     customer as (${customerWrite(tenant, record)}),
-    identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
-    dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`)}),
+    identifiers as (${linkIdentifiers(tenant, sql`${customerId}::uuid`, record.hints, now, sql`call`, record.held)}),
+    dialled as (${linkDialledNumber(sql`${customerId}::uuid`, record.hints, now, sql`call`, record.held)}),
     ${chargeCtes(charge, now, started, STARTED_CHARGED_AFTER)}
     select
       ${started} as started,
