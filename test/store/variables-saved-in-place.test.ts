@@ -37,9 +37,23 @@ describe("the variables table", () => {
   });
 
   test("leaves a tenth of each new page free for the rewrites", async () => {
-    const { rows } = await sql<{ options: string[] | null }>`
-      select reloptions as options from pg_class where oid = 'variables'::regclass
-    `.execute(database.db);
-    expect(rows[0]?.options).toEqual(["fillfactor=90"]);
+    expect(await fillFactors(["variables"])).toEqual({ variables: ["fillfactor=90"] });
   });
 });
+
+describe("the other tables whose rows a call rewrites", () => {
+  // Customers (each start's last_call_at), intents (each end's save), the contact figures' rows (each counted call).
+  const TABLES = ["customers", "intents", "contact_figures_callers", "contact_figures_issues"];
+
+  test("leave a tenth of each new page free for the rewrites", async () => {
+    expect(await fillFactors(TABLES)).toEqual(Object.fromEntries(TABLES.map((table) => [table, ["fillfactor=90"]])));
+  });
+});
+
+async function fillFactors(tables: readonly string[]): Promise<Record<string, string[] | null>> {
+  const { rows } = await sql<{ table: string; options: string[] | null }>`
+    select relname as table, reloptions as options from pg_class
+    where relname = any(${[...tables]}::text[]) and relkind = 'r'
+  `.execute(database.db);
+  return Object.fromEntries(rows.map((row) => [row.table, row.options]));
+}
