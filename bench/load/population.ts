@@ -27,8 +27,11 @@ export function crmIdOf(index: number): string {
 }
 export const CRM_ID_SQL = `'CRM-' || i::text`;
 
-/** A stable customer id per index, so a later seed can extend the same population. */
-export const CUSTOMER_ID_SQL = `md5('${BENCH_ACCOUNT_ID}/' || i::text)::uuid`;
+/** A stable customer id per account and index, so a later seed can extend the same population. */
+export function customerIdSql(accountId: string): string {
+  return `md5('${accountId}/' || i::text)::uuid`;
+}
+export const CUSTOMER_ID_SQL = customerIdSql(BENCH_ACCOUNT_ID);
 
 /** 25 % of callers left a topic open; 20 % have variables stored. */
 export const HAS_OPEN_INTENT_SQL = "i % 4 = 0";

@@ -7,7 +7,7 @@ import {
   BENCH_ACCOUNT_ID,
   BENCH_MODE,
   CRM_ID_SQL,
-  CUSTOMER_ID_SQL,
+  customerIdSql,
   DNIS_SQL,
   HAS_CRM_ID_SQL,
   HAS_OPEN_INTENT_SQL,
@@ -43,17 +43,18 @@ export async function seedAccount(db: Kysely<any>, now: Date): Promise<void> {
   `.execute(db);
 }
 
-/** Adds callers with indexes from..to-1; reports progress after every batch. */
+/** Adds callers with indexes from..to-1 to the account (the bench account's, unless named); reports progress after every batch. */
 export async function seedCustomers(
   db: Kysely<any>,
   from: number,
   to: number,
   onBatch: (done: number) => void = () => {},
+  accountId: string = BENCH_ACCOUNT_ID,
 ): Promise<void> {
   for (let start = from; start < to; start += BATCH) {
     const end = Math.min(to, start + BATCH) - 1;
     await withoutStatementTimeout(db, async (trx) => {
-      for (const statement of batchStatements(start, end)) await sql.raw(statement).execute(trx);
+      for (const statement of batchStatements(start, end, accountId)) await sql.raw(statement).execute(trx);
     });
     onBatch(end + 1 - from);
   }
@@ -123,29 +124,30 @@ function withoutStatementTimeout(db: Kysely<any>, work: (trx: Kysely<any>) => Pr
  * One statement each (the embedded database runs one per query). Every caller
  * called within the last 80 days, so all are inside the 90-day match window.
  */
-function batchStatements(first: number, last: number): string[] {
+function batchStatements(first: number, last: number, accountId: string): string[] {
   const series = `generate_series(${first}, ${last}) as i`;
   const lastCall = "now() - (i % 80) * interval '1 day' - (i % 86400) * interval '1 second'";
-  const tenant = `'${BENCH_ACCOUNT_ID}', '${BENCH_MODE}'`;
+  const tenant = `'${accountId}', '${BENCH_MODE}'`;
+  const customerId = customerIdSql(accountId);
   return [
     `insert into customers (id, account_id, mode, created_at, last_call_at)
-       select ${CUSTOMER_ID_SQL}, ${tenant}, now() - interval '85 days', ${lastCall} from ${series}`,
+       select ${customerId}, ${tenant}, now() - interval '85 days', ${lastCall} from ${series}`,
     `insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
-       select ${tenant}, 'ani', '', ${ANI_SQL}, ${CUSTOMER_ID_SQL}, ${lastCall} from ${series}`,
+       select ${tenant}, 'ani', '', ${ANI_SQL}, ${customerId}, ${lastCall} from ${series}`,
     `insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
-       select ${tenant}, 'external_id', 'crm_id', ${CRM_ID_SQL}, ${CUSTOMER_ID_SQL}, ${lastCall}
+       select ${tenant}, 'external_id', 'crm_id', ${CRM_ID_SQL}, ${customerId}, ${lastCall}
        from ${series} where ${HAS_CRM_ID_SQL}`,
     `insert into customer_dnis (customer_id, dnis, last_seen_at)
-       select ${CUSTOMER_ID_SQL}, ${DNIS_SQL}, ${lastCall} from ${series}`,
+       select ${customerId}, ${DNIS_SQL}, ${lastCall} from ${series}`,
     `insert into intents (customer_id, name, status, attempt_count, updated_at)
-       select ${CUSTOMER_ID_SQL}, (array['billing_question', 'delivery_status', 'plan_change'])[1 + i % 3],
+       select ${customerId}, (array['billing_question', 'delivery_status', 'plan_change'])[1 + i % 3],
          'open', 1 + i % 3, ${lastCall}
        from ${series} where ${HAS_OPEN_INTENT_SQL}`,
     `insert into intents (customer_id, name, status, attempt_count, resolution_type, updated_at)
-       select ${CUSTOMER_ID_SQL}, 'address_change', 'resolved', 0, 'self_service', ${lastCall}
+       select ${customerId}, 'address_change', 'resolved', 0, 'self_service', ${lastCall}
        from ${series} where i % 4 = 1`,
     `insert into variables (customer_id, name, value, source, ttl_seconds, updated_at, expires_at)
-       select ${CUSTOMER_ID_SQL}, v.name, v.value, 'ivr', 2592000, ${lastCall}, now() + interval '20 days'
+       select ${customerId}, v.name, v.value, 'ivr', 2592000, ${lastCall}, now() + interval '20 days'
        from ${series}
        cross join (values ('preferred_language', 'en'), ('last_agent', 'Morgan'), ('tier', 'gold')) as v (name, value)
        where ${HAS_VARIABLES_SQL}`,
