@@ -4,7 +4,13 @@ import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import type { Db } from "../../src/store/database.ts";
-import { cheaperOfTwoRuns, NO_BACKGROUND_JOBS, relationPages } from "../helpers/database-measures.ts";
+import {
+  cheaperOfTwoRuns,
+  indexScans,
+  NO_BACKGROUND_JOBS,
+  relationPages,
+  scansBetween,
+} from "../helpers/database-measures.ts";
 import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -117,6 +123,7 @@ describe("a batch counting known callers' calls", () => {
   // Each caller's figures (their last call, each intent's issue) exist from their first call: the batch that
   // counts their second writes them back where it loaded them, by ctid, not by an upsert checking the primary key.
   const CALLERS = 6;
+  const FIGURES_TABLES = ["contact_figures_callers", "contact_figures_issues"];
   let server: TestServer;
   let db: Db;
   let saves: Map<string, number>;
@@ -128,24 +135,15 @@ describe("a batch counting known callers' calls", () => {
     const end = { intent: "billing_question", intent_status: "open" };
     const round = async () => {
       for (let n = 0; n < CALLERS; n++) await startAndEndCall(server.url, apiKey, { ani: `+1415554${1000 + n}` }, end);
-      const before = await figuresIndexScans();
+      const before = await indexScans(db, FIGURES_TABLES);
       const result = await countEndedCalls(db, new Date(Date.now() + SETTLE_MS), 1000);
       expect(result?.counted).toBe(CALLERS);
-      const after = await figuresIndexScans();
-      return new Map([...after].map(([index, count]) => [index, count - (before.get(index) ?? 0)]));
+      return scansBetween(before, await indexScans(db, FIGURES_TABLES));
     };
     await round();
     saves = await round();
   }, 120_000);
   afterAll(() => server?.stop());
-
-  async function figuresIndexScans(): Promise<Map<string, number>> {
-    await sql`select pg_stat_force_next_flush()`.execute(db);
-    const { rows } = await sql<{ index: string; scans: string }>`
-      select indexrelname as index, idx_scan::text as scans from pg_stat_user_indexes
-      where relname in ('contact_figures_callers', 'contact_figures_issues')`.execute(db);
-    return new Map(rows.map((row) => [row.index, Number(row.scans)]));
-  }
 
   test("descends the figures' primary keys only to load them: at most once per customer", () => {
     // PostgreSQL 15 counts a scan of `= any(…)` once per element, PGlite's PostgreSQL 17 once. An upsert's check

@@ -32,3 +32,17 @@ export async function cheaperOfTwoRuns<T extends { readonly blocks: number }>(
   const second = await measure(1);
   return second.blocks <= first.blocks ? second : first;
 }
+
+/** Scans of each index of the tables so far (pg_stat_user_indexes), once this session has reported its counts. */
+export async function indexScans<S>(db: Kysely<S>, tables: readonly string[]): Promise<Map<string, number>> {
+  await sql`select pg_stat_force_next_flush()`.execute(db);
+  const { rows } = await sql<{ index: string; scans: string }>`
+    select indexrelname as index, idx_scan::text as scans from pg_stat_user_indexes
+    where relname = any(${[...tables]}::text[])`.execute(db);
+  return new Map(rows.map((row) => [row.index, Number(row.scans)]));
+}
+
+/** The scans of each index between two readings of indexScans. */
+export function scansBetween(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+  return new Map([...after].map(([index, count]) => [index, count - (before.get(index) ?? 0)]));
+}

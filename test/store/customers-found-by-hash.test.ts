@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/store/database.ts";
-import { NO_BACKGROUND_JOBS } from "../helpers/database-measures.ts";
+import { indexScans, NO_BACKGROUND_JOBS, scansBetween } from "../helpers/database-measures.ts";
 import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 // as the service sends them, on its one connection.
 
 const CALLERS = 3;
+const TABLES = ["customers", "intents", "variables", "customer_identifiers", "customer_dnis"];
 const ROUNDS = 3;
 
 describe.each([
@@ -38,23 +39,13 @@ describe.each([
     const hints = (n: number) => ({ ani: `+1415557${1000 + n}`, dnis: "+18005550100" });
     const call = (n: number) => startAndEndCall(server.url, apiKey, hints(n), end);
     for (let n = 0; n < CALLERS; n++) await call(n);
-    const before = await indexScans();
+    const before = await indexScans(db, TABLES);
     for (let round = 1; round < ROUNDS; round++) {
       for (let n = 0; n < CALLERS; n++) await call(n);
     }
-    const after = await indexScans();
-    scans = new Map([...after].map(([index, count]) => [index, count - (before.get(index) ?? 0)]));
+    scans = scansBetween(before, await indexScans(db, TABLES));
   }, 120_000);
   afterAll(() => server?.stop());
-
-  /** Scans of each index of the tables, once this session has reported its counts. */
-  async function indexScans(): Promise<Map<string, number>> {
-    await sql`select pg_stat_force_next_flush()`.execute(db);
-    const { rows } = await sql<{ index: string; scans: string }>`
-      select indexrelname as index, idx_scan::text as scans from pg_stat_user_indexes
-      where relname in ('customers', 'intents', 'variables', 'customer_identifiers', 'customer_dnis')`.execute(db);
-    return new Map(rows.map((row) => [row.index, Number(row.scans)]));
-  }
 
   test("find the customer through the hash index on id, never through the primary key", () => {
     const detail = JSON.stringify(Object.fromEntries(scans));
