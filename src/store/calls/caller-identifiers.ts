@@ -116,8 +116,8 @@ export const identifierKey = (id: Identifier) => `${id.kind}\u0000${id.namespace
 
 /** A fixed order, so concurrent upserts of the same rows take their locks alike and cannot deadlock. */
 export function sortIdentifiers(identifiers: Identifier[]): Identifier[] {
-  const key = identifierKey;
-  return [...identifiers].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  const keyed = identifiers.map((id) => ({ id, key: identifierKey(id) }));
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({ id }) => id);
 }
 
 /** What one stored customer has in common with a caller's hints: the facts the score needs. */
