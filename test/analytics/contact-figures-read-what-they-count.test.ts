@@ -4,6 +4,7 @@ import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import type { Db } from "../../src/store/database.ts";
+import { startCountedServer } from "../helpers/counted-server.ts";
 import {
   cheaperOfTwoRuns,
   indexScans,
@@ -33,8 +34,7 @@ describe("a batch of the contact figures", () => {
   beforeAll(async () => {
     // The test runs the job itself, on the service's one connection (its plans made once); the service's own pass
     // stays out of the way.
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
-    db = server.context.database.db;
+    ({ server, db } = await startCountedServer());
     const account = await createAccountWithKey(server.url);
     apiKey = account.apiKey;
     alone = await cheaperOfTwoRuns(endAndCount);
@@ -129,8 +129,7 @@ describe("a batch counting known callers' calls", () => {
   let saves: Map<string, number>;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
-    db = server.context.database.db;
+    ({ server, db } = await startCountedServer());
     const { apiKey } = await createAccountWithKey(server.url);
     const end = { intent: "billing_question", intent_status: "open" };
     const round = async () => {

@@ -2,9 +2,9 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import type { Db } from "../../src/store/database.ts";
-import { NO_BACKGROUND_JOBS } from "../helpers/database-measures.ts";
+import { startCountedServer } from "../helpers/counted-server.ts";
 import { createAccountWithKey, post } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import type { TestServer } from "../helpers/test-server.ts";
 
 // A call's statements are lookups by key: what they read grows with the
 // caller's identifiers, never with the account, whatever PostgreSQL's
@@ -57,8 +57,7 @@ describe.each([
 
   beforeAll(async () => {
     // One connection, so the plans every call uses are the ones made below, before the customers came.
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
-    db = server.context.database.db;
+    ({ server, db } = await startCountedServer());
     const bigAccount = await createAccountWithKey(server.url);
     const smallAccount = await createAccountWithKey(server.url);
     if (analyzeEmpty) await sql`analyze`.execute(db);

@@ -1,9 +1,10 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/store/database.ts";
-import { indexScans, NO_BACKGROUND_JOBS, scansBetween } from "../helpers/database-measures.ts";
+import { startCountedServer } from "../helpers/counted-server.ts";
+import { indexScans, scansBetween } from "../helpers/database-measures.ts";
 import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import type { TestServer } from "../helpers/test-server.ts";
 
 // A call finds its customer, and the start its customer's open intents and live variables, through the hash
 // indexes (docs/architecture.md, "Customers found by hash"): one bucket page at any size, where the primary keys'
@@ -25,8 +26,7 @@ describe.each([
   let scans: Map<string, number>;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
-    db = server.context.database.db;
+    ({ server, db } = await startCountedServer());
     if (analyze) await sql`analyze`.execute(db);
     const { apiKey } = await createAccountWithKey(server.url);
     // Each caller calls ROUNDS times: from the second call on, the start finds them and reads their context,

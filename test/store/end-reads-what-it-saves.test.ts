@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/store/database.ts";
-import { indexScans, NO_BACKGROUND_JOBS, scansBetween } from "../helpers/database-measures.ts";
+import { startCountedServer } from "../helpers/counted-server.ts";
+import { indexScans, scansBetween } from "../helpers/database-measures.ts";
 import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import type { TestServer } from "../helpers/test-server.ts";
 
 // An end reads a customer's intents and variables only to save the ones it names (src/store/calls/end-saves.ts):
 // its reads of them are joined to the names the end saves, and a join with nothing on one side reads nothing on
@@ -19,8 +20,7 @@ describe("an end that names no intent and no variable", () => {
   let scans: Map<string, number>;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
-    db = server.context.database.db;
+    ({ server, db } = await startCountedServer());
     const { apiKey } = await createAccountWithKey(server.url);
     const hints = { ani: "+14155571234", dnis: "+18005550100" };
     await startAndEndCall(server.url, apiKey, hints, { intent: "billing_question", variables: { plan: "gold" } });

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import type { Db } from "../../src/store/database.ts";
-import { cheaperOfTwoRuns, NO_BACKGROUND_JOBS, relationPages } from "../helpers/database-measures.ts";
+import { startCountedServer } from "../helpers/counted-server.ts";
+import { cheaperOfTwoRuns, relationPages } from "../helpers/database-measures.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import type { TestServer } from "../helpers/test-server.ts";
 
 // The retention sweep reads the customers once a pass, however many there are and whatever PostgreSQL's
 // statistics said when its plan was made (docs/architecture.md, "The sweep joins by hash"). Its plan is
@@ -32,8 +33,7 @@ describe.each([
 
   beforeAll(async () => {
     // One connection, so the sweep's plan is the one made on the few customers.
-    server = await startTestServer({ env: { DB_POOL_SIZE: "1", ...NO_BACKGROUND_JOBS } });
-    db = server.context.database.db;
+    ({ server, db } = await startCountedServer());
     accountIds = [];
     for (let i = 0; i < ACCOUNTS; i++) accountIds.push((await createAccountWithKey(server.url)).accountId);
     await addCustomers("few", FEW);
