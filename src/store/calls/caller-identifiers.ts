@@ -20,6 +20,13 @@ import { lastOf, tenantParameters } from "./call-statement.ts";
 const LINK_REFRESH_MS = DAY_MS;
 
 /**
+ * A link's CTE body when there is nothing to link (no hint of its kind, or all of them held): no insert in the
+ * text. PostgreSQL sets up every node of a plan on each execution, rows or not, and an insert's setup opens its
+ * table and every index of it; a call that links nothing (most ends, a known caller's start) would pay for it.
+ */
+const NOTHING_TO_LINK = sql`select 1 where false`;
+
+/**
  * `insert … on conflict` of the hints' identifiers for the customer, as one
  * data-modifying CTE body. `customerId` is an expression (a parameter, or a
  * column of `after`). With `after`, rows are produced only when that CTE
@@ -34,6 +41,7 @@ export function linkIdentifiers(
   held?: HeldLinks,
 ): RawBuilder<unknown> {
   const identifiers = sortIdentifiers(identifiersOf(hints)).filter((id) => !held?.identifiers.has(identifierKey(id)));
+  if (identifiers.length === 0) return NOTHING_TO_LINK;
   const { accountId, mode } = tenantParameters(tenant);
   return sql`
     insert into customer_identifiers (account_id, mode, kind, namespace, value, customer_id, last_seen_at)
@@ -65,11 +73,11 @@ export function linkDialledNumber(
   held?: HeldLinks,
 ): RawBuilder<unknown> {
   const dnis = held?.dialledNumber ? null : (hints.dnisKey ?? null);
+  if (dnis === null) return NOTHING_TO_LINK;
   return sql`
     insert into customer_dnis (customer_id, dnis, last_seen_at)
     select ${customerId}, ${dnis}::text, ${now}
-    ${after ? sql`from ${after} ` : sql``}where ${dnis}::text is not null
-      and not exists (
+    ${after ? sql`from ${after} ` : sql``}where not exists (
         select 1 from customer_dnis held
         where held.customer_id = ${customerId} and held.dnis = ${dnis}::text and held.last_seen_at > ${refreshedSince(now)}
       )

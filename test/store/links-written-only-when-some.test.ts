@@ -1,0 +1,63 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Db } from "../../src/store/database.ts";
+import { startCountedServer } from "../helpers/counted-server.ts";
+import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
+import type { TestServer } from "../helpers/test-server.ts";
+
+// A call with nothing to link (an end that names no hint, a known caller's start whose identifiers and dialled
+// number it already holds from today) sends no insert into customer_identifiers or customer_dnis: PostgreSQL sets
+// up an insert's table and every index of it on each execution, rows or not (src/store/calls/caller-identifiers.ts).
+// Counted by statement-level triggers, which fire for every insert statement, whatever rows it writes.
+
+const CALLER = { ani: "+14155571234", dnis: "+18005550100" };
+
+describe("the links a call writes", () => {
+  let server: TestServer;
+  let db: Db;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    ({ server, db } = await startCountedServer());
+    ({ apiKey } = await createAccountWithKey(server.url));
+    await sql`create table link_inserts (tbl text not null)`.execute(db);
+    await sql`
+      create function count_link_insert() returns trigger language plpgsql as $$
+      begin
+        insert into link_inserts values (tg_table_name);
+        return null;
+      end $$`.execute(db);
+    for (const table of ["customer_identifiers", "customer_dnis"]) {
+      await sql`create trigger ${sql.id(`count_${table}_inserts`)} after insert on ${sql.table(table)}
+        for each statement execute function count_link_insert()`.execute(db);
+    }
+  }, 120_000);
+  afterAll(() => server?.stop());
+
+  /** The insert statements into each link table while `work` ran. */
+  async function insertsDuring(work: () => Promise<unknown>): Promise<Record<string, number>> {
+    await sql`delete from link_inserts`.execute(db);
+    await work();
+    const { rows } = await sql<{ tbl: string; n: number }>`
+      select tbl, count(*)::int as n from link_inserts group by tbl`.execute(db);
+    return Object.fromEntries(rows.map((row) => [row.tbl, row.n]));
+  }
+
+  test("a new caller's start inserts its identifier and dialled number", async () => {
+    const inserts = await insertsDuring(() => startAndEndCall(server.url, apiKey, CALLER));
+    expect(inserts).toEqual({ customer_identifiers: 1, customer_dnis: 1 });
+  });
+
+  test("a known caller's start and an end naming no hint insert nothing", async () => {
+    await startAndEndCall(server.url, apiKey, CALLER);
+    const inserts = await insertsDuring(() => startAndEndCall(server.url, apiKey, CALLER, { summary: "a question" }));
+    expect(inserts).toEqual({});
+  });
+
+  test("an end naming an identifier the caller lacks inserts it, and only it", async () => {
+    const inserts = await insertsDuring(() =>
+      startAndEndCall(server.url, apiKey, CALLER, { identity_hints: { external_ids: { crm: "C-1" } } }),
+    );
+    expect(inserts).toEqual({ customer_identifiers: 1 });
+  });
+});
