@@ -1,8 +1,16 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/store/database.ts";
+import {
+  type CallClient,
+  createCallClient,
+  forKey,
+  type KeyedCallClient,
+  TRANSPORTS,
+  uniqueCallId,
+} from "../helpers/call-client.ts";
 import { startCountedServer } from "../helpers/counted-server.ts";
-import { createAccountWithKey, startAndEndCall } from "../helpers/rest-client.ts";
+import { createAccountWithKey } from "../helpers/rest-client.ts";
 import type { TestServer } from "../helpers/test-server.ts";
 
 // A call with nothing to link (an end that names no hint, a known caller's start whose identifiers and dialled
@@ -12,14 +20,16 @@ import type { TestServer } from "../helpers/test-server.ts";
 
 const CALLER = { ani: "+14155571234", dnis: "+18005550100" };
 
-describe("the links a call writes", () => {
+describe.each(TRANSPORTS)("the links a call writes over %s", (via) => {
   let server: TestServer;
   let db: Db;
-  let apiKey: string;
+  let client: CallClient;
+  let calls: KeyedCallClient;
 
   beforeAll(async () => {
     ({ server, db } = await startCountedServer());
-    ({ apiKey } = await createAccountWithKey(server.url));
+    client = createCallClient(server.url);
+    calls = forKey(client, via, (await createAccountWithKey(server.url)).apiKey);
     await sql`create table link_inserts (tbl text not null)`.execute(db);
     await sql`
       create function count_link_insert() returns trigger language plpgsql as $$
@@ -32,7 +42,19 @@ describe("the links a call writes", () => {
         for each statement execute function count_link_insert()`.execute(db);
     }
   }, 120_000);
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    client?.close();
+    await server?.stop();
+  });
+
+  /** A start with `hints` and its end, with `end`'s fields besides the call's id and customer. */
+  async function startAndEnd(hints: object, end: object = {}): Promise<void> {
+    const callId = uniqueCallId();
+    const started = await calls.start({ call_id: callId, identity_hints: hints });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const ended = await calls.end({ call_id: callId, customer_ref: started.body.customer_ref, ...end });
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
+  }
 
   /** The insert statements into each link table while `work` ran. */
   async function insertsDuring(work: () => Promise<unknown>): Promise<Record<string, number>> {
@@ -44,19 +66,19 @@ describe("the links a call writes", () => {
   }
 
   test("a new caller's start inserts its identifier and dialled number", async () => {
-    const inserts = await insertsDuring(() => startAndEndCall(server.url, apiKey, CALLER));
+    const inserts = await insertsDuring(() => startAndEnd(CALLER));
     expect(inserts).toEqual({ customer_identifiers: 1, customer_dnis: 1 });
   });
 
   test("a known caller's start and an end naming no hint insert nothing", async () => {
-    await startAndEndCall(server.url, apiKey, CALLER);
-    const inserts = await insertsDuring(() => startAndEndCall(server.url, apiKey, CALLER, { summary: "a question" }));
+    await startAndEnd(CALLER);
+    const inserts = await insertsDuring(() => startAndEnd(CALLER, { summary: "a question" }));
     expect(inserts).toEqual({});
   });
 
   test("an end naming an identifier the caller lacks inserts it, and only it", async () => {
     const inserts = await insertsDuring(() =>
-      startAndEndCall(server.url, apiKey, CALLER, { identity_hints: { external_ids: { crm: "C-1" } } }),
+      startAndEnd(CALLER, { identity_hints: { external_ids: { crm: "C-1" } } }),
     );
     expect(inserts).toEqual({ customer_identifiers: 1 });
   });
