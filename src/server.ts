@@ -117,6 +117,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       erasures: createErasureCompaction(database.db, {
         ...config.erasure,
         onError: (error) => log.warn({ err: error }, "vacuum or checkpoint after an erasure failed"),
+        onHeldBack: (waitedMs) =>
+          log.warn(
+            { waitedMs },
+            "the vacuum after an erasure waits for older transactions to end (in any database of the server, or a snapshot held in this one): until then the erased rows stay in the tables' files",
+          ),
       }),
       meter: createUsageMeter(database.db, clock, {
         intervalMs: config.usageFlushMs,

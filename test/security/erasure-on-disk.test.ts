@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { callerWithTexts, filesHolding, tableFiles } from "../helpers/erased-files.ts";
 import { createEventEndpoint } from "../helpers/event-endpoints.ts";
 import { type EventReceiver, startEventReceiver } from "../helpers/event-receiver.ts";
-import { createAccountWithKey, post, request } from "../helpers/rest-client.ts";
+import { createAccountWithKey, request } from "../helpers/rest-client.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 // An erasure reaches the tables' files: the erased number, external id and
@@ -44,68 +44,18 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Letters only: a run of digits in a random marker could pass for a card number and be refused. */
-function marker(): string {
-  return randomBytes(8)
-    .toString("hex")
-    .replace(/[0-9]/g, (digit) => "ghijklmnop"[Number(digit)] ?? "g");
-}
-
-/** A caller with a number, an external id and a variable, each unique to it; returns its ref and the three. */
-async function caller(n: number) {
-  const number = `+1415555${String(1000 + n).padStart(4, "0")}`;
-  const crm = `crm-${marker()}`;
-  const value = `var-${marker()}`;
-  const callId = `erase-${marker()}`;
-  const started = await post(server.url, "/v1/calls/start", apiKey, {
-    call_id: callId,
-    identity_hints: { ani: number, external_ids: { crm_id: crm } },
-  });
-  expect(started.status).toBe(200);
-  const ended = await post(server.url, "/v1/calls/end", apiKey, {
-    call_id: callId,
-    customer_ref: started.body.customer_ref,
-    variables: { note: value },
-  });
-  expect(ended.status).toBe(200);
-  return { ref: started.body.customer_ref as string, texts: [number, crm, value] };
-}
-
-/** The files that hold the customer tables' rows (not the WAL). */
-async function tableFiles(): Promise<string[]> {
-  if (embedded) {
-    const base = join(root, "data", "base");
-    const entries = await readdir(base, { recursive: true, withFileTypes: true });
-    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-  }
-  const db = server.context.database.db;
-  const { rows } = await sql<{ dir: string; path: string }>`
-    select current_setting('data_directory') as dir, pg_relation_filepath(c.oid) as path
-    from pg_class c join pg_namespace n on n.oid = c.relnamespace
-    where n.nspname = current_schema() and c.relkind in ('r', 'i', 't') and pg_relation_filepath(c.oid) is not null
-  `.execute(db);
-  return rows.map((row) => join(row.dir, row.path));
-}
-
-async function filesHolding(files: string[], text: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const file of files) {
-    // Segments beyond the first (relation.1, …) and files a vacuum truncated away are read when there.
-    const content = await readFile(file).catch(() => undefined);
-    if (content?.includes(text)) found.push(file);
-  }
-  return found;
-}
+/** The embedded database's directory; undefined on PostgreSQL, whose files the server's database names. */
+const dataDir = () => (embedded ? join(root, "data") : undefined);
 
 describe("erasure on disk", () => {
   test("a burst of erasures is vacuumed and checkpointed in at most two runs, and the erased data is in no table file", async () => {
     const callers = [];
-    for (let n = 0; n < 12; n++) callers.push(await caller(n));
+    for (let n = 0; n < 12; n++) callers.push(await callerWithTexts(server, apiKey, n));
     const kept = callers.slice(8);
     const erased = callers.slice(0, 8);
     // Written to the tables' files before the erasure, so that what is tested is the erasure's effect.
     await sql`checkpoint`.execute(server.context.database.db);
-    const files = await tableFiles();
+    const files = await tableFiles(server, dataDir());
     for (const { texts } of erased) for (const text of texts) expect(await filesHolding(files, text)).not.toEqual([]);
 
     await server.context.erasures.idle();
@@ -124,7 +74,7 @@ describe("erasure on disk", () => {
       await server.stop();
       stopped = true;
     }
-    const after = await tableFiles();
+    const after = await tableFiles(server, dataDir());
     for (const { texts } of erased) for (const text of texts) expect(await filesHolding(after, text)).toEqual([]);
     // What was not erased is still there: the search reads the right files.
     for (const { texts } of kept) expect(await filesHolding(after, texts[2] ?? "")).not.toEqual([]);
