@@ -68,20 +68,22 @@ export interface Written<T> {
 }
 
 /**
- * Runs a billed write. A write undone because its credit slot was emptied
- * meanwhile runs again while the account has a credit left (each time another
- * charge took one, so this ends); one undone for want of credit throws
- * NoCreditLeftError (billedResult answers it); one undone at its deadline
- * saved nothing, which the client may retry.
+ * Runs a billed write, `write` given the charge to take. The first run takes
+ * its credit from the charge's random slot alone; undone because that slot was
+ * empty (or emptied meanwhile), it runs again, from any slot, while the account
+ * has a credit left (each time another charge took one, so this ends). One
+ * undone for want of credit throws NoCreditLeftError (billedResult answers it);
+ * one undone at its deadline saved nothing, which the client may retry.
  */
 export async function writeCall<T extends object>(
   db: Db,
   charge: Charge | undefined,
   now: Date,
-  write: () => Promise<T | Refused>,
+  write: (charge: Charge | undefined) => Promise<T | Refused>,
 ): Promise<Written<T>> {
+  let taking = charge;
   for (;;) {
-    const written = await write();
+    const written = await write(taking);
     if (!isRefused(written)) {
       // A write that took a credit reports about the credits left; one that wrote nothing took none.
       const left = "creditsLeft" in written ? written.creditsLeft : null;
@@ -93,10 +95,18 @@ export async function writeCall<T extends object>(
     }
     // A look at the slots costs less than the write, and near zero it usually finds none.
     if (written.refused === "slot_emptied" && charge !== undefined) {
-      if ((await creditsLeft(db, charge.accountId, now, charge.allowance)) > 0) continue;
+      if ((await creditsLeft(db, charge.accountId, now, charge.allowance)) > 0) {
+        if (taking?.fromAnySlot !== true) taking = { ...charge, fromAnySlot: true };
+        continue;
+      }
     }
     throw new NoCreditLeftError();
   }
+}
+
+/** `statement` billed by `charge`: the statement itself on a write's first run, when the charge is its own. */
+export function billedBy(statement: CallStatement, charge: Charge | undefined): CallStatement {
+  return charge === statement.charge ? statement : { ...statement, charge };
 }
 
 function isRefused(written: object): written is Refused {

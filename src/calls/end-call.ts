@@ -13,6 +13,7 @@ import { resolveCustomerRef } from "../store/customer-repository.ts";
 import { type Billed, billedResult, type ChargeOutcome, type Done, laterCharge } from "./billed.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
+  billedBy,
   type CallRequest,
   CustomerGoneError,
   callStatementOf,
@@ -71,7 +72,7 @@ async function endCallOnce(
   let charge: ChargeOutcome | undefined;
   // A customer_ref that is not a UUID names no customer: nothing to close.
   if (customerRef === undefined || isCustomerRef(customerRef)) {
-    const end = await writeCall(deps.db, request.charge, now, () =>
+    const end = await writeCall(deps.db, request.charge, now, (billing) =>
       recordEnd(
         deps.db,
         tenant,
@@ -85,7 +86,7 @@ async function endCallOnce(
           now,
           idempotency: claim,
         },
-        statement,
+        billedBy(statement, billing),
       ),
     );
     charge = laterCharge(charge, end.charge);
@@ -95,8 +96,8 @@ async function endCallOnce(
   }
 
   if (claim !== undefined) {
-    const look = await writeCall(deps.db, request.charge, now, () =>
-      findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, statement),
+    const look = await writeCall(deps.db, request.charge, now, (billing) =>
+      findStoredEnd(deps.db, tenant, claim.key, claim.requestHash, now, billedBy(statement, billing)),
     );
     charge = laterCharge(charge, look.charge);
     const stored = look.written;
@@ -107,8 +108,13 @@ async function endCallOnce(
     // The key was held a moment ago and has just expired: nothing was written, so a retry is safe.
     if (keyTaken) throw new DomainError("unavailable", "Idempotency-Key changed hands; retry the request");
   }
-  const closing = await writeCall(deps.db, request.charge, now, () =>
-    recordForgottenEnd(deps.db, tenant, { callId: command.callId, now, again: claim !== undefined }, statement),
+  const closing = await writeCall(deps.db, request.charge, now, (billing) =>
+    recordForgottenEnd(
+      deps.db,
+      tenant,
+      { callId: command.callId, now, again: claim !== undefined },
+      billedBy(statement, billing),
+    ),
   );
   charge = laterCharge(charge, closing.charge);
   const forgotten = closing.written;

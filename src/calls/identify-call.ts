@@ -10,6 +10,7 @@ import { foldEmptiedCustomer } from "../store/customer-changes.ts";
 import { type Billed, billedResult, type Done } from "./billed.ts";
 import type { CallDeps } from "./call-write.ts";
 import {
+  billedBy,
   type CallRequest,
   CustomerGoneError,
   callStatementOf,
@@ -55,7 +56,7 @@ async function identifyCallOnce(
   const { match } = matched;
   const identity = input.verified ? verifiedIdentity(match?.identity) : (match?.identity ?? scoreIdentity(NO_MATCH));
   const customerId = match?.customerId ?? call.customerId;
-  const { written, charge } = await writeCall(db, request.charge, now, () =>
+  const { written, charge } = await writeCall(db, request.charge, now, (billing) =>
     recordIdentify(
       db,
       tenant,
@@ -68,7 +69,7 @@ async function identifyCallOnce(
         // with requires_verification.
         share: { readContext: identity.recommendation !== "ignore", verified: isVerifiedCaller(identity) },
       },
-      statement,
+      billedBy(statement, billing),
     ),
   );
   if (!written.moved) {
@@ -105,6 +106,6 @@ async function identifyForgottenCall(
   callId: string,
   now: Date,
 ): Promise<Done<StartCallResult>> {
-  const { charge } = await writeCall(deps.db, request.charge, now, () => takeCredit(deps.db, request.charge, now));
+  const { charge } = await writeCall(deps.db, request.charge, now, (billing) => takeCredit(deps.db, billing, now));
   return { value: strangerResult(callId, now), charge };
 }

@@ -13,7 +13,7 @@ import { recordForgottenStart } from "../store/calls/record-forgotten.ts";
 import { recordStart } from "../store/calls/record-start.ts";
 import { type Billed, billedResult, type Done } from "./billed.ts";
 import type { CallDeps } from "./call-write.ts";
-import { type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
+import { billedBy, type CallRequest, callStatementOf, retryWhenCustomerGone, writeCall } from "./call-write.ts";
 import { matchCustomer } from "./match-customer.ts";
 
 /**
@@ -60,8 +60,13 @@ async function startCallOnce(
   );
   const reusableBefore = new Date(now.getTime() - CALL_ID_REUSE_DAYS * DAY_MS);
   if (matched.forgotten) {
-    const { written: started, charge } = await writeCall(deps.db, request.charge, now, () =>
-      recordForgottenStart(deps.db, tenant, { callId: input.callId, now, reusableBefore }, statement),
+    const { written: started, charge } = await writeCall(deps.db, request.charge, now, (billing) =>
+      recordForgottenStart(
+        deps.db,
+        tenant,
+        { callId: input.callId, now, reusableBefore },
+        billedBy(statement, billing),
+      ),
     );
     if (!started.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);
     return { value: strangerResult(input.callId, now), charge };
@@ -69,7 +74,7 @@ async function startCallOnce(
   const { match } = matched;
   const identity = match?.identity ?? scoreIdentity(NO_MATCH);
   const customerId = match?.customerId ?? randomUUID();
-  const { written, charge } = await writeCall(deps.db, request.charge, now, () =>
+  const { written, charge } = await writeCall(deps.db, request.charge, now, (billing) =>
     recordStart(
       deps.db,
       tenant,
@@ -83,7 +88,7 @@ async function startCallOnce(
         reusableBefore,
         share: { readContext: shareContext(match), verified: isVerifiedCaller(identity) },
       },
-      statement,
+      billedBy(statement, billing),
     ),
   );
   if (!written.started) throw new DomainError("already_exists", `Call '${input.callId}' already exists`);

@@ -29,7 +29,7 @@ export interface CustomerOperation {
  * undoes its writes. What became of the charge is returned.
  */
 export async function billOperation(db: Db, op: CustomerOperation): Promise<ChargeOutcome | undefined> {
-  const { charge } = await writeCall(db, op.charge, op.now, () => takeCredit(db, op.charge, op.now));
+  const { charge } = await writeCall(db, op.charge, op.now, (billing) => takeCredit(db, billing, op.now));
   return charge;
 }
 

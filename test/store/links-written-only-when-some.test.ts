@@ -1,17 +1,8 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Db } from "../../src/store/database.ts";
-import {
-  type CallClient,
-  createCallClient,
-  forKey,
-  type KeyedCallClient,
-  TRANSPORTS,
-  uniqueCallId,
-} from "../helpers/call-client.ts";
-import { startCountedServer } from "../helpers/counted-server.ts";
-import { createAccountWithKey } from "../helpers/rest-client.ts";
-import type { TestServer } from "../helpers/test-server.ts";
+import { type KeyedCallClient, TRANSPORTS, uniqueCallId } from "../helpers/call-client.ts";
+import { type CountedCalls, startCountedCalls } from "../helpers/counted-server.ts";
 
 // A call with nothing to link (an end that names no hint, a known caller's start whose identifiers and dialled
 // number it already holds from today) sends no insert into customer_identifiers or customer_dnis: PostgreSQL sets
@@ -21,15 +12,13 @@ import type { TestServer } from "../helpers/test-server.ts";
 const CALLER = { ani: "+14155571234", dnis: "+18005550100" };
 
 describe.each(TRANSPORTS)("the links a call writes over %s", (via) => {
-  let server: TestServer;
+  let counted: CountedCalls;
   let db: Db;
-  let client: CallClient;
   let calls: KeyedCallClient;
 
   beforeAll(async () => {
-    ({ server, db } = await startCountedServer());
-    client = createCallClient(server.url);
-    calls = forKey(client, via, (await createAccountWithKey(server.url)).apiKey);
+    counted = await startCountedCalls(via);
+    ({ db, calls } = counted);
     await sql`create table link_inserts (tbl text not null)`.execute(db);
     await sql`
       create function count_link_insert() returns trigger language plpgsql as $$
@@ -42,10 +31,7 @@ describe.each(TRANSPORTS)("the links a call writes over %s", (via) => {
         for each statement execute function count_link_insert()`.execute(db);
     }
   }, 120_000);
-  afterAll(async () => {
-    client?.close();
-    await server?.stop();
-  });
+  afterAll(() => counted?.close());
 
   /** A start with `hints` and its end, with `end`'s fields besides the call's id and customer. */
   async function startAndEnd(hints: object, end: object = {}): Promise<void> {

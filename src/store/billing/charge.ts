@@ -41,7 +41,10 @@ const CHARGE_AFTER = sql<boolean>`(select done from charge_after)`;
  * to choose the first other slot with credit from there and to count the
  * credits of the others; near zero every call meets on the last ones. A
  * concurrent charge of the same slot waits for its row and re-checks the
- * credit there.
+ * credit there. That second look is in the statement only when the charge
+ * asks for it (`fromAnySlot`, a write's second run): it is twenty-odd plan
+ * nodes that PostgreSQL sets up on every execution and that run only once a
+ * slot is empty, near the end of the month's credit.
  */
 export function chargeCtes(
   charge: Charge | undefined,
@@ -54,7 +57,7 @@ export function chargeCtes(
   const period = periodParameter(now);
   const ownSlot = sql.val(firstSlotToTry());
   const take = sql`remaining = ${slotCredits("q", period, CHARGE_ALLOWANCE)} - 1, period = greatest(q.period, ${period})`;
-  return sql`
+  const ownSlotCtes = sql`
     charge_allowance as (select ${allowanceOf(accountId, charge.allowance)} as credits),
     charge_after as (select ${afterWrites} as done),
     own_slot as (
@@ -62,7 +65,12 @@ export function chargeCtes(
       where q.account_id = ${accountId} and q.slot = ${ownSlot}
         and ${slotCredits("q", period, CHARGE_ALLOWANCE)} > 0 and ${when} and ${CHARGE_AFTER}
       returning 1
-    ),
+    )`;
+  if (charge.fromAnySlot !== true) {
+    return sql`${ownSlotCtes},
+    charged as (select ${sql.lit(NOT_COUNTED)}::integer as credits_left from own_slot)`;
+  }
+  return sql`${ownSlotCtes},
     other_slot as (
       with slots as materialized (
         select s.slot, ${slotCredits("s", period, CHARGE_ALLOWANCE)} as credits
@@ -116,7 +124,8 @@ export const NO_WRITES = writesDone();
  * but no credit was taken, it raises instead, and the whole statement is
  * undone: NO_CREDIT when no slot had any (the account is at zero, since
  * credits only go down within a period), SLOT_EMPTIED when the chosen slot
- * was emptied by a concurrent charge.
+ * was emptied by a concurrent charge, or, for a charge not `fromAnySlot`,
+ * whenever its random slot had none.
  */
 export function creditsLeftColumn(
   charge: Charge | undefined,
@@ -124,6 +133,10 @@ export function creditsLeftColumn(
   when: RawBuilder<unknown>,
 ): RawBuilder<number | null> {
   if (charge === undefined) return sql`null::integer`;
+  if (charge.fromAnySlot !== true) {
+    return sql`case when ${when} then coalesce((select credits_left from charged),
+      ${refuse(SLOT_EMPTIED, "credit slot empty")}) end`;
+  }
   return sql`case when ${when} then coalesce((select credits_left from charged),
     case when ${hadCredit(charge, now)} then ${refuse(SLOT_EMPTIED, "credit slot emptied meanwhile")}
     else ${refuse(NO_CREDIT, "no credit left")} end) end`;
@@ -142,10 +155,12 @@ export async function takeCredit(
   now: Date,
 ): Promise<{ readonly creditsLeft: number | null } | { readonly refused: "no_credit" }> {
   if (charge === undefined) return { creditsLeft: null };
+  // Its own statement, rare on a call's path: it looks past an empty slot at once rather than run twice.
+  const anySlot = { ...charge, fromAnySlot: true };
   for (;;) {
     const { rows } = await sql<{ credits_left: number | null; had_credit: boolean }>`
-      with ${chargeCtes(charge, now, sql`true`, NO_WRITES)}
-      select c.credits_left, case when c.credits_left is null then ${hadCredit(charge, now)} end as had_credit
+      with ${chargeCtes(anySlot, now, sql`true`, NO_WRITES)}
+      select c.credits_left, case when c.credits_left is null then ${hadCredit(anySlot, now)} end as had_credit
       from (select (select credits_left from charged) as credits_left) c
     `.execute(db);
     const { credits_left, had_credit } = rows[0]!;

@@ -79,6 +79,13 @@ export function deadlineColumn(deadline: number | undefined): RawBuilder<unknown
 export interface Charge {
   readonly accountId: string;
   readonly allowance: MonthlyAllowance;
+  /**
+   * Whether the statement may take the credit from any of the account's slots, reading them all when its random
+   * one is empty. Without it the random slot is the only one: a statement that finds it empty undoes itself as
+   * `slot_emptied`, and runs again with it (src/calls/call-write.ts). Most calls find credit in their slot, and
+   * the parts that look further are then set up on every execution without running (store/billing/charge.ts).
+   */
+  readonly fromAnySlot?: boolean;
 }
 
 /** How a call's statement runs: stopped with its request, billed in itself, and undone past its deadline. */
