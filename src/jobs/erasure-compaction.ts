@@ -53,7 +53,7 @@ export interface ErasureCompactionOptions {
 export function createErasureCompaction(db: Db, options: ErasureCompactionOptions): ErasureCompaction {
   const { vacuum, quietMs, onError, heldBackWarningMs = HELD_BACK_WARNING_MS, onHeldBack } = options;
   let asked = false;
-  let closed = false;
+  // Aborted by close: no run starts after it, and a run waiting for older transactions gives up.
   const closing = new AbortController();
   let count = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -80,7 +80,7 @@ export function createErasureCompaction(db: Db, options: ErasureCompactionOption
     if (await removable()) await compactErasedTables(db, vacuum === "full" ? "full" : "plain");
   };
   const loop = async () => {
-    while (asked && !closed) {
+    while (asked && !closing.signal.aborted) {
       asked = false;
       count++;
       await compact().catch(onError);
@@ -96,7 +96,7 @@ export function createErasureCompaction(db: Db, options: ErasureCompactionOption
   };
   return {
     request() {
-      if (vacuum === "off" || closed) return;
+      if (vacuum === "off" || closing.signal.aborted) return;
       asked = true;
       // A run under way picks this up when it ends; otherwise the quiet period starts again.
       if (running !== undefined) return;
@@ -116,7 +116,6 @@ export function createErasureCompaction(db: Db, options: ErasureCompactionOption
     },
     runs: () => count,
     async close() {
-      closed = true;
       closing.abort();
       clearTimeout(timer);
       timer = undefined;
