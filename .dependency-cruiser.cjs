@@ -54,7 +54,7 @@ const benchSurface = [
   "^src/database/migrate\\.ts$",
   "^src/store/billing/charge\\.ts$",
   "^src/jobs/contact-figures-job\\.ts$",
-  "^src/calls/(start-call|end-call|call-write|billed)\\.ts$",
+  "^src/calls/(start-call|end-call|call-write|billed|end-event-listeners)\\.ts$",
   "^src/analytics/get-contact-figures\\.ts$",
 ];
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { EndEventListeners } from "./calls/end-event-listeners.ts";
 import type { Config } from "./config.ts";
 import type { Clock } from "./domain/clock.ts";
 import type { ForgetMeHasher } from "./domain/forget-me.ts";
@@ -37,4 +38,6 @@ export interface AppContext {
   readonly forgetMe: ForgetMeHasher;
   /** Vacuums and checkpoints after erasures, batched. */
   readonly erasures: ErasureCompaction;
+  /** The tenants whose ends lately found an event endpoint: their ends are written with their events at once. */
+  readonly endEventListeners: EndEventListeners;
 }

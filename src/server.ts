@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { publishAdminUrl } from "./admin-address.ts";
+import { createEndEventListeners } from "./calls/end-event-listeners.ts";
 import type { Config } from "./config.ts";
 import type { AppContext } from "./context.ts";
 import { forgetMePepper } from "./customers/forget-me-pepper.ts";
@@ -130,6 +131,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       requestLog: createRequestLog(database.db, {
         onError: (error) => log.error({ err: error }, "the request log could not be written"),
       }),
+      endEventListeners: createEndEventListeners(),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const interceptors = createInterceptorChain({

@@ -17,6 +17,7 @@ export function callDepsOf(app: AppContext): CallDeps {
     sensitiveData: app.config.sensitiveData,
     inflightAbort: app.database.inflightAbort,
     forgetMe: app.forgetMe,
+    endEventListeners: app.endEventListeners,
   };
 }
 

@@ -1,5 +1,6 @@
 import { type Billed, isQuotaExhausted } from "../../src/calls/billed.ts";
 import { endCall } from "../../src/calls/end-call.ts";
+import { createEndEventListeners } from "../../src/calls/end-event-listeners.ts";
 import { startCall } from "../../src/calls/start-call.ts";
 import type { StartCallInput } from "../../src/domain/call.ts";
 import { systemClock } from "../../src/domain/clock.ts";
@@ -38,6 +39,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     sensitiveData: "reject" as const,
     inflightAbort: database.inflightAbort,
     forgetMe: createForgetMeHasher(() => BENCH_PEPPER),
+    endEventListeners: createEndEventListeners(),
   };
   const charge = charged ? { accountId, allowance: BENCH_ALLOWANCE } : undefined;
   return {

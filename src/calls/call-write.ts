@@ -9,6 +9,7 @@ import type { CallStatement, Charge, Refused } from "../store/calls/call-stateme
 import type { Db } from "../store/database.ts";
 import { isCustomerGone } from "../store/database.ts";
 import { type ChargeOutcome, NoCreditLeftError } from "./billed.ts";
+import type { EndEventListeners } from "./end-event-listeners.ts";
 
 // A call's write, the same for start, end, identify and the billed customer
 // operations: what the use cases need, how its statement runs, what its
@@ -26,6 +27,8 @@ export interface CallDeps {
   readonly inflightAbort: InflightQueryAbortStrategy;
   /** Hashes a call's identifiers to find a "do not remember" mark. */
   readonly forgetMe: ForgetMeHasher;
+  /** Which tenants' ends this instance writes with their events at once (end-event-listeners.ts). */
+  readonly endEventListeners: EndEventListeners;
 }
 
 /** Who asks, and how the request is bounded and billed. */

@@ -7,7 +7,7 @@ import { fingerprintEndCall } from "../domain/idempotency.ts";
 import { IDEMPOTENCY_KEY_LIFETIME_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from "../domain/limits.ts";
 import { validateEndCall } from "../domain/validate-end.ts";
 import { findStoredEnd } from "../store/calls/idempotency-repository.ts";
-import { recordEnd } from "../store/calls/record-end.ts";
+import { type EndRecord, recordEnd } from "../store/calls/record-end.ts";
 import { recordForgottenEnd } from "../store/calls/record-forgotten.ts";
 import { resolveCustomerRef } from "../store/customer-repository.ts";
 import { type Billed, billedResult, type ChargeOutcome, type Done, laterCharge } from "./billed.ts";
@@ -33,7 +33,10 @@ import { openCall } from "./open-call.ts";
  * saves what the call produced and bills it (following a merged customer's
  * ref to its survivor); only when it closed nothing does a second look say why.
  * A call from a caller marked "do not remember" is closed and billed by that
- * second look, and nothing it sent is saved (nor its Idempotency-Key).
+ * second look, and nothing it sent is saved (nor its Idempotency-Key). The
+ * statement leaves the end's events out unless the tenant's ends lately found
+ * an endpoint taking them; one that finds such an endpoint in its snapshot
+ * undoes itself and runs again with them (src/calls/end-event-listeners.ts).
  */
 export async function endCall(
   deps: CallDeps,
@@ -72,23 +75,27 @@ async function endCallOnce(
   let charge: ChargeOutcome | undefined;
   // A customer_ref that is not a UUID names no customer: nothing to close.
   if (customerRef === undefined || isCustomerRef(customerRef)) {
-    const end = await writeCall(deps.db, request.charge, now, (billing) =>
-      recordEnd(
-        deps.db,
-        tenant,
-        {
-          callId: command.callId,
-          customerRef: target,
-          hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
-          intents: command.intents,
-          variables: command.variables,
-          summary: command.summary,
-          now,
-          idempotency: claim,
-        },
-        billedBy(statement, billing),
-      ),
+    const record: EndRecord = {
+      callId: command.callId,
+      customerRef: target,
+      hints: normalizeHints(command.identityHints, undefined, deps.defaultRegion),
+      intents: command.intents,
+      variables: command.variables,
+      summary: command.summary,
+      now,
+      idempotency: claim,
+      withEvents: deps.endEventListeners.expected(tenant, now.getTime()),
+    };
+    let end = await writeCall(deps.db, request.charge, now, (billing) =>
+      recordEnd(deps.db, tenant, record, billedBy(statement, billing)),
     );
+    if (!end.written.ended && end.written.eventsWanted) {
+      // Undone whole, charge included: an endpoint takes the end's events, so it is written again with them.
+      deps.endEventListeners.found(tenant, now.getTime());
+      end = await writeCall(deps.db, request.charge, now, (billing) =>
+        recordEnd(deps.db, tenant, { ...record, withEvents: true }, billedBy(statement, billing)),
+      );
+    }
     charge = laterCharge(charge, end.charge);
     const { written } = end;
     if (written.ended) return { value: parseEndResult(written.result), charge };

@@ -21,7 +21,6 @@ export type EventRows = RawBuilder<unknown>;
 
 /** An INSERT (usable as a data-modifying CTE body) writing `events` to the outbox of the tenant's endpoints. */
 export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawBuilder<unknown> {
-  const { accountId, mode } = tenantParameters(tenant);
   const payload = setKeys(sql`${JSON.stringify(envelopeBase(now, tenant))}::jsonb`, {
     id: sql`ev.id`,
     type: sql`ev.type`,
@@ -38,12 +37,26 @@ export function outboxInsert(tenant: Tenant, now: Date, events: EventRows): RawB
     select ev.id, ep.id, ev.type,
       ${payload}::text,
       ev.ordering_key, 'pending', ${now}, ${now}
-    from ev join event_endpoints ep
-      on ep.account_id = ${accountId} and ep.kind = ${mode} and ep.enabled
-        and ev.type = any(ep.event_types)
+    from ev join event_endpoints ep on ${enabledEndpointOf(tenant)} and ev.type = any(ep.event_types)
     order by ev.seq, ep.id
     returning 1
   `;
+}
+
+/**
+ * Whether an enabled endpoint of the tenant takes one of `types`: whether outboxInsert would write a row for an
+ * event of one of them. A statement that leaves its events out checks it in its own snapshot, so it sees every
+ * endpoint outboxInsert would have seen there (src/store/calls/record-end.ts).
+ */
+export function endpointTakes(tenant: Tenant, types: readonly string[]): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from event_endpoints ep
+    where ${enabledEndpointOf(tenant)} and ep.event_types && ${types}::text[])`;
+}
+
+/** The condition on `ep` (event_endpoints) of the tenant's enabled endpoints, for the index on them (0011). */
+function enabledEndpointOf(tenant: Tenant): RawBuilder<boolean> {
+  const { accountId, mode } = tenantParameters(tenant);
+  return sql<boolean>`ep.account_id = ${accountId} and ep.kind = ${mode} and ep.enabled`;
 }
 
 /**

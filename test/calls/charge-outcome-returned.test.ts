@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isQuotaExhausted } from "../../src/calls/billed.ts";
 import type { CallDeps, CallRequest } from "../../src/calls/call-write.ts";
+import { createEndEventListeners } from "../../src/calls/end-event-listeners.ts";
 import { startCall } from "../../src/calls/start-call.ts";
 import { systemClock } from "../../src/domain/clock.ts";
 import { createForgetMeHasher } from "../../src/domain/forget-me.ts";
@@ -28,6 +29,7 @@ beforeAll(async () => {
     sensitiveData: "reject",
     inflightAbort: database.inflightAbort,
     forgetMe: createForgetMeHasher(() => Buffer.alloc(32, 7)),
+    endEventListeners: createEndEventListeners(),
   };
 }, OPEN_TIMEOUT_MS);
 afterAll(() => opened?.close());

@@ -13,7 +13,7 @@ import type { Db } from "../database.ts";
 // (migration 0002), and the store recognises it by that code and reports it
 // as a value. What a refusal means to the caller is the use case's to decide.
 
-export type RefusalCode = "CC402" | "CC40S" | "CC408" | "CC409";
+export type RefusalCode = "CC402" | "CC40E" | "CC40S" | "CC408" | "CC409";
 
 /** Why a call's statement undid itself: no credit left, its credit slot emptied meanwhile, or past its deadline. */
 export type StatementRefusal = "no_credit" | "slot_emptied" | "past_deadline";

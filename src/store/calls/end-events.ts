@@ -43,10 +43,25 @@ export function priorIntents(facts: EndEventFacts): RawBuilder<unknown> {
   `;
 }
 
+/** Whether an intent saved with `status` is open: it reports intent.opened when that changes its status. */
+function opens(status: string | undefined): boolean {
+  return (status ?? "open") === "open";
+}
+
+/** The types of the events an end may report: call.ended, and intent.opened or intent.resolved for its intents. */
+export function endEventTypes(facts: Pick<EndEventFacts, "intents">): string[] {
+  const types: string[] = [callEnded.type];
+  for (const { status } of facts.intents) {
+    const type = opens(status) ? intentOpened.type : intentResolved.type;
+    if (!types.includes(type)) types.push(type);
+  }
+  return types;
+}
+
 export function endEventRows(facts: EndEventFacts): RawBuilder<unknown> {
   const { callId, now, intents } = facts;
   const intentEvents = intents.map((i) =>
-    (i.status ?? "open") === "open"
+    opens(i.status)
       ? { type: intentOpened.type, data: intentOpenedData(callId, i.intent) }
       : { type: intentResolved.type, data: intentResolvedData(callId, i.intent, i.resolution) },
   );

@@ -4,7 +4,7 @@ import type { NormalizedHints } from "../../domain/caller-hints.ts";
 import type { Tenant } from "../../domain/tenant.ts";
 import { chargeCtes, creditsLeftColumn, writesDone } from "../billing/charge.ts";
 import type { Db } from "../database.ts";
-import { outboxInsert } from "../event-outbox.ts";
+import { endpointTakes, outboxInsert } from "../event-outbox.ts";
 import {
   type CallStatement,
   deadlineColumn,
@@ -15,7 +15,7 @@ import {
   writeToOutcome,
 } from "./call-statement.ts";
 import { linkDialledNumber, linkIdentifiers } from "./caller-identifiers.ts";
-import { endEventRows, priorIntents } from "./end-events.ts";
+import { endEventRows, endEventTypes, priorIntents } from "./end-events.ts";
 import { intentSaves, variableSaves } from "./end-saves.ts";
 
 /** The writes the charge waits for (writesDone). */
@@ -44,16 +44,26 @@ export interface EndRecord {
   readonly now: Date;
   /** The Idempotency-Key to claim, with the request's fingerprint and the key's expiry. */
   readonly idempotency?: { readonly key: string; readonly requestHash: string; readonly expiresAt: Date };
+  /**
+   * True: the end's events go to the outbox in its statement. False: the statement leaves them out, and undoes
+   * itself (eventsWanted) when an enabled endpoint of the tenant takes one of their types.
+   */
+  readonly withEvents: boolean;
 }
 
 export type EndWrite =
   /** `result`: the end's result as JSON text, the same text an Idempotency-Key replays. */
   | { readonly ended: true; readonly result: string; readonly creditsLeft: number | null }
-  /** Nothing was written. `keyTaken`: the call was open, but its Idempotency-Key is held by another request. */
-  | { readonly ended: false; readonly keyTaken: boolean };
+  /**
+   * Nothing was written. `keyTaken`: the call was open, but its Idempotency-Key is held by another request.
+   * `eventsWanted`: the end left its events out, and an endpoint of the tenant takes them.
+   */
+  | { readonly ended: false; readonly keyTaken: boolean; readonly eventsWanted: boolean };
 
 /** The SQLSTATE a statement raises to undo itself when its Idempotency-Key is taken. */
 const KEY_TAKEN = "CC409";
+/** The SQLSTATE a statement without the end's events raises to undo itself when an endpoint takes them. */
+const EVENTS_WANTED = "CC40E";
 
 /**
  * Everything an end does, in one statement that commits on its own. The call
@@ -67,7 +77,9 @@ const KEY_TAKEN = "CC409";
  * its resolution) and variables (last write wins) are saved; the end is
  * billed, or undone when no credit is left; the events it reports go to the
  * outbox (src/store/calls/end-events.ts), in the same statement, so there is no
- * end without its events and no event without its end; so does the call's key,
+ * end without its events and no event without its end (a statement written
+ * without them, `withEvents` false, undoes itself when an endpoint takes one,
+ * so it commits only when they would have gone nowhere); so does the call's key,
  * to the contact figures' queue (src/jobs/contact-figures-job.ts). Of two concurrent ends, the
  * second waits for the first's row lock and then finds the call ended.
  *
@@ -116,7 +128,7 @@ export async function recordEnd(
       identifiers as (${linkIdentifiers(tenant, customer, record.hints, now, sql`closed`)}),
       dialled as (${linkDialledNumber(customer, record.hints, now, sql`closed`)}),
       prior_intents as (${priorIntents(record)}),
-      outbox as (${outboxInsert(tenant, now, endEventRows(record))}),
+      ${record.withEvents ? sql`outbox as (${outboxInsert(tenant, now, endEventRows(record))}),` : sql``}
       figures_queued as (
         insert into contact_figures_queue (account_id, mode, call_id, call_end)
         select ${accountId}, ${mode}, ${record.callId}, ${now}::timestamptz from closed
@@ -128,6 +140,7 @@ export async function recordEnd(
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
+        ${record.withEvents ? sql`null` : sql`case when ${endpointTakes(tenant, endEventTypes(record))} then ${refuse(EVENTS_WANTED, "an endpoint takes the end's events")} end`} as events_check,
         ${deadlineColumn(statement.deadline)} as deadline_check
       from closed
     `,
@@ -135,10 +148,11 @@ export async function recordEnd(
     );
     if ("refused" in written) return written;
     const row = written.rows[0];
-    if (row === undefined) return { ended: false, keyTaken: false };
+    if (row === undefined) return { ended: false, keyTaken: false, eventsWanted: false };
     return { ended: true, result: row.result, creditsLeft: row.credits_left };
   } catch (error) {
-    if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true };
+    if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true, eventsWanted: false };
+    if (isRefusal(error, EVENTS_WANTED)) return { ended: false, keyTaken: false, eventsWanted: true };
     throw error;
   }
 }
