@@ -140,7 +140,7 @@ export async function recordEnd(
       select (select response from result) as result,
         ${idempotency ? sql`case when not exists (select 1 from claimed) then ${refuse(KEY_TAKEN, "idempotency key taken")} end` : sql`null`} as key_check,
         ${creditsLeftColumn(charge, now, sql`true`)} as credits_left,
-        ${record.withEvents ? sql`null` : sql`case when ${endpointTakes(tenant, endEventTypes(record))} then ${refuse(EVENTS_WANTED, "an endpoint takes the end's events")} end`} as events_check,
+        ${eventsWantedColumn(tenant, record)} as events_check,
         ${deadlineColumn(statement.deadline)} as deadline_check
       from closed
     `,
@@ -155,6 +155,13 @@ export async function recordEnd(
     if (isRefusal(error, EVENTS_WANTED)) return { ended: false, keyTaken: false, eventsWanted: true };
     throw error;
   }
+}
+
+/** A column undoing a statement written without the end's events when an enabled endpoint of the tenant takes one. */
+function eventsWantedColumn(tenant: Tenant, record: EndRecord): RawBuilder<unknown> {
+  if (record.withEvents) return sql`null`;
+  return sql`case when ${endpointTakes(tenant, endEventTypes(record))}
+    then ${refuse(EVENTS_WANTED, "an endpoint takes the end's events")} end`;
 }
 
 /** The customer the open call `callId` was started for, as a scalar subquery (an end that names no customer). */
