@@ -131,7 +131,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       requestLog: createRequestLog(database.db, {
         onError: (error) => log.error({ err: error }, "the request log could not be written"),
       }),
-      endEventListeners: createEndEventListeners(),
+      endEventListeners: createEndEventListeners(clock),
     };
     const failedAuthLimiter = createMemoryRateLimiter();
     const interceptors = createInterceptorChain({

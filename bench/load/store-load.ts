@@ -39,7 +39,7 @@ export function createStoreDriver(database: Database, options: StoreDriverOption
     sensitiveData: "reject" as const,
     inflightAbort: database.inflightAbort,
     forgetMe: createForgetMeHasher(() => BENCH_PEPPER),
-    endEventListeners: createEndEventListeners(),
+    endEventListeners: createEndEventListeners(systemClock),
   };
   const charge = charged ? { accountId, allowance: BENCH_ALLOWANCE } : undefined;
   return {

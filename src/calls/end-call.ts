@@ -84,14 +84,14 @@ async function endCallOnce(
       summary: command.summary,
       now,
       idempotency: claim,
-      withEvents: deps.endEventListeners.expected(tenant, now.getTime()),
+      withEvents: deps.endEventListeners.expected(tenant),
     };
     let end = await writeCall(deps.db, request.charge, now, (billing) =>
       recordEnd(deps.db, tenant, record, billedBy(statement, billing)),
     );
     if (!end.written.ended && end.written.eventsWanted) {
       // Undone whole, charge included: an endpoint takes the end's events, so it is written again with them.
-      deps.endEventListeners.found(tenant, now.getTime());
+      deps.endEventListeners.found(tenant);
       end = await writeCall(deps.db, request.charge, now, (billing) =>
         recordEnd(deps.db, tenant, { ...record, withEvents: true }, billedBy(statement, billing)),
       );

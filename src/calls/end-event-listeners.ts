@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+import type { Clock } from "../domain/clock.ts";
 import type { Tenant } from "../domain/tenant.ts";
 
 /**
@@ -16,9 +18,9 @@ import type { Tenant } from "../domain/tenant.ts";
  */
 export interface EndEventListeners {
   /** Whether `tenant`'s ends go with their events first: one of its ends found a listener within the last minute. */
-  expected(tenant: Tenant, nowMs: number): boolean;
+  expected(tenant: Tenant): boolean;
   /** An end of `tenant` was undone because an endpoint of the tenant takes its events. */
-  found(tenant: Tenant, nowMs: number): void;
+  found(tenant: Tenant): void;
 }
 
 /**
@@ -27,31 +29,22 @@ export interface EndEventListeners {
  * removed or disabled goes back to the lean statement.
  */
 const REMEMBERED_MS = 60_000;
-/** The most tenants remembered at once; past it the longest remembered is forgotten (its ends only cost more). */
+/** The most tenants remembered at once; past it the least lately found is forgotten (its ends only cost more). */
 const MOST_REMEMBERED = 10_000;
 
-export function createEndEventListeners(
-  options: { rememberedMs?: number; mostRemembered?: number } = {},
-): EndEventListeners {
-  const { rememberedMs = REMEMBERED_MS, mostRemembered = MOST_REMEMBERED } = options;
-  // Tenant key -> until when; in the order they were last found, the oldest first.
-  const until = new Map<string, number>();
+export function createEndEventListeners(clock: Clock): EndEventListeners {
+  // Aged on the service's clock, the one the calls are written with.
+  const remembered = new LRUCache<string, true>({
+    max: MOST_REMEMBERED,
+    ttl: REMEMBERED_MS,
+    ttlResolution: 0,
+    perf: { now: () => clock.now().getTime() },
+  });
   const keyOf = (tenant: Tenant) => `${tenant.mode}:${tenant.accountId}`;
   return {
-    expected(tenant, nowMs) {
-      if (until.size === 0) return false;
-      const key = keyOf(tenant);
-      const remembered = until.get(key);
-      if (remembered === undefined) return false;
-      if (remembered > nowMs) return true;
-      until.delete(key);
-      return false;
-    },
-    found(tenant, nowMs) {
-      const key = keyOf(tenant);
-      until.delete(key);
-      until.set(key, nowMs + rememberedMs);
-      if (until.size > mostRemembered) until.delete(until.keys().next().value as string);
+    expected: (tenant) => remembered.size > 0 && remembered.has(keyOf(tenant)),
+    found: (tenant) => {
+      remembered.set(keyOf(tenant), true);
     },
   };
 }

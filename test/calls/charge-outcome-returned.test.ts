@@ -29,7 +29,7 @@ beforeAll(async () => {
     sensitiveData: "reject",
     inflightAbort: database.inflightAbort,
     forgetMe: createForgetMeHasher(() => Buffer.alloc(32, 7)),
-    endEventListeners: createEndEventListeners(),
+    endEventListeners: createEndEventListeners(systemClock),
   };
 }, OPEN_TIMEOUT_MS);
 afterAll(() => opened?.close());
