@@ -1,6 +1,5 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { createManualClock } from "../../src/domain/clock.ts";
 import { countEndedCalls, SETTLE_MS } from "../../src/jobs/contact-figures-job.ts";
 import type { Db } from "../../src/store/database.ts";
@@ -9,6 +8,7 @@ import {
   cheaperOfTwoRuns,
   indexScans,
   NO_BACKGROUND_JOBS,
+  readTableBlocksTouched,
   relationPages,
   scansBetween,
 } from "../helpers/database-measures.ts";
@@ -55,9 +55,9 @@ describe("a batch of the contact figures", () => {
 
   async function endAndCount(): Promise<{ blocks: number; counted: number }> {
     for (let i = 0; i < ENDED; i++) await startAndEndCall(server.url, apiKey, { ani: `+1415555${1000 + i}` });
-    const before = await readBlocksTouched(db);
+    const before = await readTableBlocksTouched(db);
     const result = await countEndedCalls(db, new Date(Date.now() + SETTLE_MS), 1000);
-    const blocks = (await readBlocksTouched(db)) - before;
+    const blocks = (await readTableBlocksTouched(db)) - before;
     return { blocks, counted: result?.counted ?? Number.NaN };
   }
 

@@ -1,10 +1,9 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { readBlocksTouched } from "../../src/database/blocks-touched.ts";
 import { sweepOnce } from "../../src/jobs/sweeper.ts";
 import type { Db } from "../../src/store/database.ts";
 import { startCountedServer } from "../helpers/counted-server.ts";
-import { cheaperOfTwoRuns, relationPages } from "../helpers/database-measures.ts";
+import { cheaperOfTwoRuns, readTableBlocksTouched, relationPages } from "../helpers/database-measures.ts";
 import { createAccountWithKey } from "../helpers/rest-client.ts";
 import type { TestServer } from "../helpers/test-server.ts";
 
@@ -67,9 +66,9 @@ describe.each([
   }
 
   async function sweepMeasured(): Promise<{ blocks: number; swept: number }> {
-    const before = await readBlocksTouched(db);
+    const before = await readTableBlocksTouched(db);
     const result = await sweepOnce(db, new Date(), 1000, server.config.monthlyQuota);
-    const blocks = (await readBlocksTouched(db)) - before;
+    const blocks = (await readTableBlocksTouched(db)) - before;
     return { blocks, swept: result?.customers ?? Number.NaN };
   }
 
