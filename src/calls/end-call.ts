@@ -89,7 +89,7 @@ async function endCallOnce(
     let end = await writeCall(deps.db, request.charge, now, (billing) =>
       recordEnd(deps.db, tenant, record, billedBy(statement, billing)),
     );
-    if (!end.written.ended && end.written.eventsWanted) {
+    if (!end.written.ended && end.written.unwritten === "events-wanted") {
       // Undone whole, charge included: an endpoint takes the end's events, so it is written again with them.
       deps.endEventListeners.found(tenant);
       end = await writeCall(deps.db, request.charge, now, (billing) =>
@@ -99,7 +99,7 @@ async function endCallOnce(
     charge = laterCharge(charge, end.charge);
     const { written } = end;
     if (written.ended) return { value: parseEndResult(written.result), charge };
-    keyTaken = written.keyTaken;
+    keyTaken = written.unwritten === "key-taken";
   }
 
   if (claim !== undefined) {

@@ -46,7 +46,7 @@ export interface EndRecord {
   readonly idempotency?: { readonly key: string; readonly requestHash: string; readonly expiresAt: Date };
   /**
    * True: the end's events go to the outbox in its statement. False: the statement leaves them out, and undoes
-   * itself (eventsWanted) when an enabled endpoint of the tenant takes one of their types.
+   * itself ("events-wanted") when an enabled endpoint of the tenant takes one of their types.
    */
   readonly withEvents: boolean;
 }
@@ -54,11 +54,15 @@ export interface EndRecord {
 export type EndWrite =
   /** `result`: the end's result as JSON text, the same text an Idempotency-Key replays. */
   | { readonly ended: true; readonly result: string; readonly creditsLeft: number | null }
-  /**
-   * Nothing was written. `keyTaken`: the call was open, but its Idempotency-Key is held by another request.
-   * `eventsWanted`: the end left its events out, and an endpoint of the tenant takes them.
-   */
-  | { readonly ended: false; readonly keyTaken: boolean; readonly eventsWanted: boolean };
+  /** Nothing was written, for the reason `unwritten` gives. */
+  | { readonly ended: false; readonly unwritten: Unwritten };
+
+/**
+ * Why an end wrote nothing. `no-open-call`: no started call of that id was open. `key-taken`: the call was open,
+ * but its Idempotency-Key is held by another request. `events-wanted`: the end left its events out, and an
+ * endpoint of the tenant takes them.
+ */
+export type Unwritten = "no-open-call" | "key-taken" | "events-wanted";
 
 /** The SQLSTATE a statement raises to undo itself when its Idempotency-Key is taken. */
 const KEY_TAKEN = "CC409";
@@ -148,11 +152,11 @@ export async function recordEnd(
     );
     if ("refused" in written) return written;
     const row = written.rows[0];
-    if (row === undefined) return { ended: false, keyTaken: false, eventsWanted: false };
+    if (row === undefined) return { ended: false, unwritten: "no-open-call" };
     return { ended: true, result: row.result, creditsLeft: row.credits_left };
   } catch (error) {
-    if (isRefusal(error, KEY_TAKEN)) return { ended: false, keyTaken: true, eventsWanted: false };
-    if (isRefusal(error, EVENTS_WANTED)) return { ended: false, keyTaken: false, eventsWanted: true };
+    if (isRefusal(error, KEY_TAKEN)) return { ended: false, unwritten: "key-taken" };
+    if (isRefusal(error, EVENTS_WANTED)) return { ended: false, unwritten: "events-wanted" };
     throw error;
   }
 }
